@@ -1,0 +1,43 @@
+# memorywire: `make demo` runs the main job, `make test` runs every test.
+# Both create what they need: a virtual environment in .venv and buf in
+# node_modules.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+
+.PHONY: demo test lint proto schemas clean
+
+$(STAMP): python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e 'python[test]'
+	touch $@
+
+$(NODE_STAMP): package.json
+	npm install --no-audit --no-fund --silent
+	touch $@
+
+# Regenerate the Python protobuf modules and the JSON Schemas from proto/.
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=python/src --pyi_out=python/src \
+		proto/memorywire/v1/*.proto
+	$(BIN)/python -m grpc_tools.protoc -Iproto --grpc_python_out=python/src \
+		proto/memorywire/v1/memory_service.proto
+	$(BIN)/python tools/gen_schemas.py
+
+lint: $(STAMP) $(NODE_STAMP)
+	npx --no-install buf lint
+	$(BIN)/python tools/gen_schemas.py --check
+	$(BIN)/python tools/schema_sync.py
+
+test: lint
+	$(BIN)/python -m pytest python/tests -q -p no:cacheprovider
+
+demo: $(STAMP)
+	$(BIN)/memorywire demo
+
+clean:
+	rm -rf $(VENV) node_modules

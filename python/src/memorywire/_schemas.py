@@ -1,0 +1,56 @@
+"""The v1 JSON Schemas shipped with the package, and validators built on them."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+BASE = "https://memorywire.dev/schemas/v1/"
+PACKAGE = "memorywire.v1."
+
+
+def _schema_dir() -> Any:
+    return resources.files("memorywire").joinpath("schemas", "v1")
+
+
+@functools.cache
+def registry() -> Registry[Any]:
+    """A registry holding every schema of schemas/v1, by $id."""
+    pairs = []
+    for entry in _schema_dir().iterdir():
+        if entry.name.endswith(".schema.json"):
+            contents = json.loads(entry.read_text(encoding="utf-8"))
+            pairs.append((contents["$id"], Resource.from_contents(contents)))
+    return Registry().with_resources(pairs)
+
+
+def kebab(name: str) -> str:
+    return "".join("-" + c.lower() if c.isupper() else c for c in name).lstrip("-")
+
+
+def schema_file(type_name: str) -> str:
+    """The schema file of a top-level document of the given message type.
+
+    A MemoryRecord at the top level is a record document, which carries its
+    specversion.
+    """
+    short = type_name.removeprefix(PACKAGE)
+    if short == "MemoryRecord":
+        return "record-document.schema.json"
+    return kebab(short) + ".schema.json"
+
+
+def schema(type_name: str) -> dict[str, Any]:
+    contents: dict[str, Any] = registry().contents(BASE + schema_file(type_name))
+    return contents
+
+
+@functools.cache
+def validator(type_name: str) -> Draft202012Validator:
+    """The reference (jsonschema) validator of a top-level document type."""
+    return Draft202012Validator(schema(type_name), registry=registry())

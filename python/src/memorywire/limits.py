@@ -1,0 +1,31 @@
+"""Resource limits of the codec, with the defaults of spec/v1/security.md, section 4."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits a reader enforces before and while it decodes a document.
+
+    Every limit can be changed; the defaults are those the specification
+    states. A document that exceeds one fails with a LimitError whose code is
+    RESOURCE_EXHAUSTED.
+    """
+
+    #: The greatest size of one encoded document, in bytes.
+    max_document_bytes: int = 16 * 1024 * 1024
+    #: The greatest nesting depth; the top-level object is depth 1.
+    max_depth: int = 64
+    #: The greatest length of one string, in bytes of UTF-8.
+    max_string_bytes: int = 1024 * 1024
+    #: The greatest number of elements of one list or entries of one map.
+    max_items: int = 100_000
+    #: The greatest number of dimensions of one embedding.
+    max_dimensions: int = 65_536
+    #: The greatest number of records in one batch.
+    max_batch_records: int = 1000
+
+
+DEFAULT_LIMITS = Limits()

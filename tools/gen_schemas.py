@@ -1,0 +1,269 @@
+"""Generate the JSON Schemas of schemas/v1/ from the .proto files.
+
+The .proto files are the source of truth: every field, type, enum value and
+(memorywire.v1.rules) constraint. This script turns them into one draft
+2020-12 schema per message and enum. Run it after changing a .proto file;
+`make test` fails when the committed schemas differ from its output, and the
+independent sync check (tools/schema_sync.py) fails when they drift apart.
+
+Usage: python tools/gen_schemas.py [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from google.protobuf import descriptor_pb2
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import protoset  # noqa: E402
+
+F = descriptor_pb2.FieldDescriptorProto
+BASE = "https://memorywire.dev/schemas/v1/"
+OUT = protoset.ROOT / "schemas" / "v1"
+MAX_SAFE = 9007199254740991
+FLOAT32_MAX = 3.4028234663852886e38
+
+# Messages that are encoded as plain JSON values rather than objects.
+VALUE_MESSAGES = {"Value", "ValueList", "ValueMap", "MapEntry"}
+# Messages that are not part of the wire model.
+SKIP_MESSAGES = {"FieldRules"} | VALUE_MESSAGES
+
+TIMESTAMP_PATTERN = (
+    "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"
+)
+BASE64_PATTERN = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+
+# Oneofs of which exactly one member MUST be set (the others: at most one).
+EXACTLY_ONE = {("MemoryRecord", "payload"), ("ContentPart", "part"), ("Filter", "expression")}
+
+
+def ref(name: str) -> str:
+    return protoset.kebab(name) + ".schema.json"
+
+
+def short(type_name: str) -> str:
+    return type_name.rsplit(".", 1)[-1]
+
+
+def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, object]) -> dict[str, object]:
+    t = field.type
+    s: dict[str, object]
+    if t == F.TYPE_STRING:
+        s = {"type": "string"}
+        lo = rules.get("min_length")
+        if rules.get("required") and not lo:
+            lo = 1
+        if lo:
+            s["minLength"] = lo
+        if "max_length" in rules:
+            s["maxLength"] = rules["max_length"]
+        if rules.get("pattern"):
+            s["pattern"] = rules["pattern"]
+        if rules.get("format"):
+            s["format"] = rules["format"]
+    elif t == F.TYPE_BOOL:
+        s = {"type": "boolean"}
+    elif t in (F.TYPE_UINT32, F.TYPE_UINT64):
+        top = 4294967295 if t == F.TYPE_UINT32 else MAX_SAFE
+        lo = rules.get("minimum", 1 if rules.get("required") else 0)
+        s = {"type": "integer", "minimum": int(lo), "maximum": int(rules.get("maximum", top))}  # type: ignore[call-overload]
+    elif t == F.TYPE_DOUBLE:
+        s = {"type": "number"}
+        if "minimum" in rules:
+            s["minimum"] = rules["minimum"]
+        if "maximum" in rules:
+            s["maximum"] = rules["maximum"]
+    elif t == F.TYPE_FLOAT:
+        s = {"type": "number", "minimum": -FLOAT32_MAX, "maximum": FLOAT32_MAX}
+    elif t == F.TYPE_BYTES:
+        s = {"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}
+        if rules.get("required"):
+            s["minLength"] = 1
+    elif t == F.TYPE_ENUM:
+        s = {"$ref": ref(short(field.type_name))}
+    elif t == F.TYPE_MESSAGE:
+        name = short(field.type_name)
+        if field.type_name == ".google.protobuf.Timestamp":
+            s = {"$ref": "timestamp.schema.json"}
+        elif name in VALUE_MESSAGES:
+            s = {"$ref": "value.schema.json"}
+        else:
+            s = {"$ref": ref(name)}
+            if name == "MemoryRecord":
+                # A record inside another document inherits its specversion.
+                s["properties"] = {"specversion": False}
+    else:
+        raise SystemExit(f"unsupported field type {t} of {field.name}")
+    return s
+
+
+def field_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
+                 field: descriptor_pb2.FieldDescriptorProto) -> dict[str, object]:
+    rules = protoset.field_rules(field)
+    description = model.comment(msg.name, field.name)
+    if field.type_name == ".memorywire.v1.MapEntry":
+        # Repeated MapEntry has the wire format of map<string, Value>; in
+        # JSON it is an object.
+        s: dict[str, object] = {"type": "object", "additionalProperties": {"$ref": "value.schema.json"}}
+        if rules.get("key_pattern"):
+            s["propertyNames"] = {"pattern": rules["key_pattern"]}
+        if "max_items" in rules:
+            s["maxProperties"] = rules["max_items"]
+    elif field.label == F.LABEL_REPEATED:
+        s = {"type": "array", "items": scalar_schema(field, {k: v for k, v in rules.items() if k != "required"})}
+        if rules.get("required"):
+            s["minItems"] = max(1, int(rules.get("min_items", 1)))  # type: ignore[call-overload]
+        elif "min_items" in rules:
+            s["minItems"] = rules["min_items"]
+        if "max_items" in rules:
+            s["maxItems"] = rules["max_items"]
+    else:
+        s = scalar_schema(field, rules)
+    return {"description": description, **s}
+
+
+
+
+def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto) -> dict[str, object]:
+    props = {f.name: field_schema(model, msg, f) for f in msg.field}
+    required = [f.name for f in msg.field if protoset.field_rules(f).get("required")]
+    s: dict[str, object] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": BASE + ref(msg.name),
+        "title": msg.name,
+        "description": model.comment(msg.name),
+        "type": "object",
+        "properties": props,
+    }
+    if required:
+        s["required"] = required
+    s["additionalProperties"] = False
+    all_of: list[object] = []
+    for index, oneof in enumerate(msg.oneof_decl):
+        members = [f.name for f in msg.field if f.HasField("oneof_index")
+                   and f.oneof_index == index and not f.proto3_optional]
+        if not members:
+            continue
+        alternatives: list[object] = [{"required": [m]} for m in members]
+        if (msg.name, oneof.name) not in EXACTLY_ONE:
+            alternatives.append({"not": {"anyOf": [{"required": [m]} for m in members]}})
+        all_of.append({"oneOf": alternatives})
+    all_of.extend(SPECIAL.get(msg.name, []))
+    if all_of:
+        s["allOf"] = all_of
+    return s
+
+
+def kind_rules() -> list[object]:
+    kinds = ["message", "tool_call", "tool_result", "fact", "episode", "procedure",
+             "emotion", "summary", "block", "custom"]
+    return [
+        {
+            "if": {"properties": {"kind": {"const": k}}, "required": ["kind"]},
+            "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}]},
+        }
+        for k in kinds
+    ]
+
+
+# Rules that span fields, stated in the specification beside each message.
+SPECIAL: dict[str, list[object]] = {
+    "MemoryRecord": kind_rules(),
+    "MediaPart": [{"anyOf": [{"required": ["uri"]}, {"required": ["data"]}, {"required": ["file_id"]}]}],
+    "ToolResult": [{"not": {"required": ["output", "output_parts"]}}],
+    "DeleteRequest": [{"oneOf": [{"required": ["ids"]}, {"required": ["filter"]}]}],
+    "ExpirePolicy": [{"minProperties": 1}],
+}
+
+
+def enum_schema(model: protoset.Model, enum: descriptor_pb2.EnumDescriptorProto) -> dict[str, object]:
+    names = [protoset.enum_json_name(enum.name, v.name) for v in enum.value if v.number != 0]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": BASE + ref(enum.name),
+        "title": enum.name,
+        "description": model.comment(enum.name) + " Values: " + "; ".join(
+            f'"{protoset.enum_json_name(enum.name, v.name)}": {model.comment(enum.name, v.name)}'
+            for v in enum.value if v.number != 0),
+        "type": "string",
+        "enum": names,
+    }
+
+
+def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
+    header = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    return {
+        "value.schema.json": {
+            **header,
+            "$id": BASE + "value.schema.json",
+            "title": "Value",
+            "description": model.comment("Value") + " In JSON a Value is any JSON value; "
+            "a number without fraction or exponent is an integer.",
+            "type": ["null", "boolean", "integer", "number", "string", "array", "object"],
+            "items": {"$ref": "#"},
+            "additionalProperties": {"$ref": "#"},
+        },
+        "timestamp.schema.json": {
+            **header,
+            "$id": BASE + "timestamp.schema.json",
+            "title": "Timestamp",
+            "description": "An instant in UTC as an RFC 3339 string with an uppercase T and Z and "
+            "0 to 9 fractional digits, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z "
+            "(spec/v1/json-format.md, section 3.6).",
+            "type": "string",
+            "pattern": TIMESTAMP_PATTERN,
+        },
+        "record-document.schema.json": {
+            **header,
+            "$id": BASE + "record-document.schema.json",
+            "title": "MemoryRecord document",
+            "description": "A memory record that is a document of its own, such as one line of an "
+            "export. Unlike a record inside another document, it carries its specversion.",
+            "$ref": "memory-record.schema.json",
+            "required": ["specversion"],
+        },
+    }
+
+
+def generate() -> dict[str, str]:
+    model = protoset.load()
+    files: dict[str, dict[str, object]] = {}
+    for name, msg in model.messages.items():
+        if name not in SKIP_MESSAGES:
+            files[ref(name)] = message_schema(model, msg)
+    for name, enum in model.enums.items():
+        files[ref(name)] = enum_schema(model, enum)
+    files.update(fixed_schemas(model))
+    return {k: json.dumps(v, indent=2, ensure_ascii=False) + "\n" for k, v in sorted(files.items())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail if schemas/v1 differs from the output")
+    args = parser.parse_args(argv)
+    files = generate()
+    if args.check:
+        stale = sorted(
+            name for name, text in files.items()
+            if not (OUT / name).exists() or (OUT / name).read_text() != text
+        )
+        extra = sorted(p.name for p in OUT.glob("*.schema.json") if p.name not in files)
+        for name in stale:
+            print(f"schemas/v1/{name}: differs from the .proto files; run tools/gen_schemas.py")
+        for name in extra:
+            print(f"schemas/v1/{name}: no .proto message or enum generates it")
+        return 1 if stale or extra else 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (OUT / name).write_text(text)
+    print(f"wrote {len(files)} schemas to {OUT.relative_to(protoset.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
