@@ -740,12 +740,20 @@ def schema_validator(schema_dir: Path = SCHEMA_DIR) -> Any:
 
 
 def memorywire_validate() -> Callable[[dict[str, Any]], None] | None:
+    """memorywire.validate per the API contract (or, failing that, memorywire.validate.validate)."""
     try:
         import memorywire
-
-        return memorywire.validate  # type: ignore[no-any-return,attr-defined,unused-ignore]
-    except (ImportError, AttributeError):
+    except ImportError:
         return None
+    fn = getattr(memorywire, "validate", None)
+    if fn is None:
+        try:
+            import memorywire.validate as fn  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError:
+            return None
+    if not callable(fn):  # the submodule, not the function
+        fn = getattr(fn, "validate", None)
+    return fn  # type: ignore[no-any-return]
 
 
 def validate_all(docs: Iterable[dict[str, Any]], *, use: str = "auto") -> tuple[str, int, list[str]]:

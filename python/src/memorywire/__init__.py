@@ -22,3 +22,9 @@ __all__ = [
     "Violation",
     "__version__",
 ]
+
+from memorywire.convert import convert, detect_encoding  # noqa: E402
+from memorywire.limits import Limits  # noqa: E402
+from memorywire.validation import iter_errors, validate  # noqa: E402
+
+__all__ += ["Limits", "convert", "detect_encoding", "iter_errors", "validate"]

@@ -42,7 +42,7 @@ _KIND_PAYLOADS = frozenset(m.kind_payloads())
 class _Walk:
     """One validation pass: collects violations and unknown members."""
 
-    __slots__ = ("errors", "limits", "tolerant", "unknown")
+    __slots__ = ("errors", "limits", "members", "tolerant", "unknown")
 
     def __init__(self, limits: Limits, tolerant: bool) -> None:
         self.errors: list[Violation] = []
@@ -50,6 +50,8 @@ class _Walk:
         #: Whether unknown members are tolerated (a document of a newer minor).
         self.tolerant = tolerant
         self.unknown: list[str] = []
+        #: How many object members the walk visited, for the duplicate-key check.
+        self.members = 0
 
     def fail(self, pointer: str, reason: str, message: str) -> None:
         if len(self.errors) < MAX_ERRORS:
@@ -65,6 +67,7 @@ class _Walk:
             self.fail(ptr, "NESTING_TOO_DEEP", f"nesting deeper than {self.limits.max_depth}")
             return
         fields = info.fields
+        self.members += len(doc)
         for key, value in doc.items():
             f = fields.get(key)
             if f is None:
@@ -210,6 +213,7 @@ class _Walk:
             return
         if f.max_items is not None and n > f.max_items:
             self.fail(ptr, "COUNT_OUT_OF_RANGE", f"{n} entries; at most {f.max_items} allowed")
+        self.members += n
         for key, x in v.items():
             p = f"{ptr}/{escape_token(key)}"
             if f.key_pattern is not None and f.key_pattern.search(key) is None:
@@ -237,6 +241,7 @@ class _Walk:
                 self.fail(ptr, "TOO_MANY_ITEMS", f"{len(v)} elements; the limit is {self.limits.max_items}")
                 return
             if t is dict:
+                self.members += len(v)
                 for key, x in v.items():
                     if type(key) is not str:
                         self.fail(ptr, "TYPE_MISMATCH", "object keys must be strings")
@@ -386,6 +391,11 @@ def _version_errors(doc: Any, type_name: str) -> tuple[list[Violation], bool]:
 
 def check(doc: Any, type_name: str = "memorywire.v1.MemoryRecord", *,
           limits: Limits = DEFAULT_LIMITS) -> tuple[list[Violation], list[str]]:
+    walk = run(doc, type_name, limits)
+    return walk.errors, walk.unknown
+
+
+def run(doc: Any, type_name: str, limits: Limits = DEFAULT_LIMITS) -> _Walk:
     """Validate a document; return its violations and its unknown members.
 
     Unknown members are tolerated only in a document of a newer minor
@@ -399,10 +409,7 @@ def check(doc: Any, type_name: str = "memorywire.v1.MemoryRecord", *,
     if info.name == "MemoryRecord" and type(doc) is dict and "specversion" not in doc:
         walk.fail("/specversion", "REQUIRED_FIELD_MISSING",
                   "a record that is a document of its own carries its specversion")
-    if type(doc) is dict and info.fields.get("specversion") is not None \
-            and info.name != "MemoryRecord" and "specversion" not in doc:
-        pass  # reported as REQUIRED_FIELD_MISSING by the walk
-    return walk.errors, walk.unknown
+    return walk
 
 
 def iter_errors(doc: Any, *, type: str = "memorywire.v1.MemoryRecord",

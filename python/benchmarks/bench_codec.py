@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+# Copyright 2026 The memorywire Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Per-record cost of the memorywire reference codec against the naive stack.
+
+Every path is timed over the same generated corpus (corpus.py) in the same run,
+and the ratios are taken between numbers measured side by side. A round times
+one or more whole passes over the records with time.perf_counter_ns and the
+garbage collector off; the reported figure is the median of --repeat rounds,
+in microseconds per record.
+
+Comparisons (targets from the design brief):
+
+  (a) validation       memorywire.json.decode  vs  json.loads + jsonschema
+                       (precompiled Draft202012Validator of record-document):
+                       target >= 50x faster.
+  (b) json->protobuf   memorywire.convert(source="json", target="protobuf")  vs
+                       json.loads + jsonschema + json_format.ParseDict +
+                       SerializeToString: target >= 30x faster.
+  (c) json->protobuf   the same  vs  the raw limit orjson.loads + upb
+                       SerializeToString of the equivalent prebuilt message:
+                       target <= 4x of it.
+  (d) msgpack->protobuf memorywire.convert(source="msgpack", target="protobuf")
+                       vs msgpack.unpackb of the same bytes: target <= 3x of it
+                       with --embeddings 768.
+
+Usage:
+
+    python bench_codec.py [-n 10000] [--embeddings 768] [--repeat 5] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import gc
+import importlib
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus  # noqa: E402
+
+Batch = Callable[[Sequence[Any]], None]
+
+
+# ---------------------------------------------------------------------------
+# Timing
+
+@dataclass
+class Timing:
+    name: str
+    n: int
+    loops: int
+    rounds_us: list[float]
+    group: str = ""
+    note: str = ""
+
+    @property
+    def median_us(self) -> float:
+        return statistics.median(self.rounds_us)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "group": self.group, "records": self.n, "loops": self.loops,
+                "median_us": self.median_us, "rounds_us": self.rounds_us, "note": self.note}
+
+
+@dataclass
+class Config:
+    repeat: int = 5
+    min_time: float = 0.2       # seconds a round should last at least
+    round_budget: float = 2.0   # seconds a round of a slow baseline may last at most
+    min_sample: int = 50        # records a subsample keeps at least
+    verbose: bool = True
+    log: list[str] = field(default_factory=list)
+
+
+def _pass_ns(fn: Batch, items: Sequence[Any]) -> int:
+    t0 = time.perf_counter_ns()
+    fn(items)
+    return time.perf_counter_ns() - t0
+
+
+def estimate_us(fn: Batch, items: Sequence[Any], k: int = 20) -> float:
+    """A rough per-record cost from one warm pass over the first k records."""
+    head = items[: max(1, min(k, len(items)))]
+    fn(head)  # warm-up
+    return _pass_ns(fn, head) / len(head) / 1000
+
+
+def subsample(items: Sequence[Any], m: int) -> list[Any]:
+    """m records spread evenly over the corpus (so the mix of kinds is kept)."""
+    if m >= len(items):
+        return list(items)
+    step = len(items) / m
+    return [items[int(i * step)] for i in range(m)]
+
+
+def sample_for(fn: Batch, items: Sequence[Any], cfg: Config) -> list[Any]:
+    """All records, or a subsample when one pass of fn would exceed the round budget."""
+    est = estimate_us(fn, items)
+    if est * len(items) / 1e6 <= cfg.round_budget:
+        return list(items)
+    m = max(min(cfg.min_sample, len(items)), int(cfg.round_budget * 1e6 / est))
+    return subsample(items, m)
+
+
+def measure(name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: str = "",
+            note: str = "") -> Timing:
+    """Median per-record microseconds of fn over items, gc disabled, cfg.repeat rounds."""
+    n = len(items)
+    fn(items[: min(n, 200)])  # warm-up: caches, interned names, lazily built validators
+    first = _pass_ns(fn, items)
+    loops = max(1, math.ceil(cfg.min_time * 1e9 / max(first, 1)))
+    rounds: list[float] = []
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(cfg.repeat):
+            t0 = time.perf_counter_ns()
+            for _ in range(loops):
+                fn(items)
+            rounds.append((time.perf_counter_ns() - t0) / (loops * n) / 1000)
+    finally:
+        if enabled:
+            gc.enable()
+    t = Timing(name, n, loops, rounds, group, note)
+    if cfg.verbose:
+        print(f"  {name:55s} n={n:<6d} x{loops:<4d} {t.median_us:10.2f} us", file=sys.stderr)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# The corpus in every form
+
+@dataclass
+class Item:
+    doc: dict[str, Any]
+    json: bytes
+    msgpack: bytes | None = None
+    proto: bytes | None = None
+    message: Any = None                # the upb MemoryRecord of proto
+    proto3: dict[str, Any] | None = None  # proto3 JSON form (json_format) of message, built lazily
+
+
+def _enum_prefix(enum_desc: Any) -> str:
+    zero = enum_desc.values_by_number[0].name  # e.g. ROLE_UNSPECIFIED
+    return zero[: -len("UNSPECIFIED")]
+
+
+def proto3_form(value: Any, desc: Any) -> dict[str, Any]:
+    """The proto3 JSON form (json_format) of a document in memorywire's JSON form.
+
+    A fallback used only when memorywire.protobuf does not exist: it lets the
+    baselines run. Walks the protobuf descriptors; repeated memorywire.v1.MapEntry
+    fields are JSON objects in memorywire's form.
+    """
+    out: dict[str, Any] = {}
+    for key, v in value.items():
+        fd = desc.fields_by_name[key]
+        out[key] = _p3_field(v, fd)
+    return out
+
+
+def _p3_field(v: Any, fd: Any) -> Any:
+    mt = fd.message_type
+    if fd.is_repeated:
+        if mt is not None and mt.full_name == "memorywire.v1.MapEntry":
+            return [{"key": k, "value": _p3_value(x)} for k, x in v.items()]
+        if mt is not None and mt.GetOptions().map_entry:
+            vfd = mt.fields_by_name["value"]
+            return {k: _p3_single(x, vfd) for k, x in v.items()}
+        return [_p3_single(x, fd) for x in v]
+    return _p3_single(v, fd)
+
+
+def _p3_single(v: Any, fd: Any) -> Any:
+    mt = fd.message_type
+    if mt is not None:
+        if mt.full_name == "memorywire.v1.Value":
+            return _p3_value(v)
+        if mt.full_name == "google.protobuf.Timestamp":
+            return v
+        return proto3_form(v, mt)
+    if fd.enum_type is not None:
+        return _enum_prefix(fd.enum_type) + v.upper()
+    return v
+
+
+def _p3_value(v: Any) -> dict[str, Any]:
+    if v is None:
+        return {"null_value": "NULL_VALUE"}
+    if isinstance(v, bool):
+        return {"bool_value": v}
+    if isinstance(v, int):
+        return {"integer_value": str(v)}
+    if isinstance(v, float):
+        return {"float_value": v}
+    if isinstance(v, str):
+        return {"string_value": v}
+    if isinstance(v, list):
+        return {"list_value": {"values": [_p3_value(x) for x in v]}}
+    return {"map_value": {"entries": [{"key": k, "value": _p3_value(x)} for k, x in v.items()]}}
+
+
+def _try_import(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+@dataclass
+class Codec:
+    """memorywire's codec modules, or None where they do not exist yet."""
+    json: Any
+    msgpack: Any
+    protobuf: Any
+    convert: Any
+
+    @classmethod
+    def load(cls) -> Codec:
+        import memorywire
+
+        convert = getattr(memorywire, "convert", None)
+        if convert is not None and not callable(convert):  # the submodule, not the function
+            convert = getattr(convert, "convert", None)
+        return cls(_try_import("memorywire.json"), _try_import("memorywire.msgpack"),
+                   _try_import("memorywire.protobuf"), convert)
+
+    def missing(self) -> list[str]:
+        names = {"memorywire.json": self.json, "memorywire.msgpack": self.msgpack,
+                 "memorywire.protobuf": self.protobuf, "memorywire.convert": self.convert}
+        return [k for k, v in names.items() if v is None]
+
+
+def build_items(docs: list[dict[str, Any]], codec: Codec) -> list[Item]:
+    from google.protobuf import json_format
+
+    from memorywire.v1 import record_pb2
+
+    mr = record_pb2.MemoryRecord
+    items = []
+    for doc in docs:
+        it = Item(doc=doc, json=corpus.dumps_json(doc))
+        if codec.msgpack is not None:
+            it.msgpack = codec.msgpack.encode(doc)
+        if codec.protobuf is not None:
+            it.proto = codec.protobuf.encode(doc)
+        else:
+            msg = json_format.ParseDict(proto3_form(doc, mr.DESCRIPTOR), mr())
+            it.proto = msg.SerializeToString(deterministic=True)
+        it.message = mr.FromString(it.proto)
+        items.append(it)
+    return items
+
+
+def ensure_proto3(items: Sequence[Item]) -> None:
+    """The baseline (b) input: json_format.MessageToDict of the memorywire protobuf message."""
+    from google.protobuf import json_format
+
+    for it in items:
+        if it.proto3 is None:
+            it.proto3 = json_format.MessageToDict(it.message, preserving_proto_field_name=True)
+
+
+# ---------------------------------------------------------------------------
+# Environment
+
+def environment() -> dict[str, Any]:
+    import google.protobuf
+    import msgpack
+    import orjson
+    from google.protobuf.internal import api_implementation
+
+    import memorywire
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = os.cpu_count() or 0
+
+    def version(dist: str) -> str:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "?"
+
+    return {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "protobuf": google.protobuf.__version__,
+        "protobuf_api": api_implementation.Type(),
+        "orjson": orjson.__version__,
+        "msgpack": ".".join(map(str, msgpack.version)),
+        "jsonschema": version("jsonschema"),
+        "memorywire": getattr(memorywire, "__version__", "?"),
+        "commit": commit,
+        "cpu": cpu,
+        "cpus": affinity,
+        "platform": platform.platform(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+    }
+
+
+# ---------------------------------------------------------------------------
+# The benchmark
+
+@dataclass
+class Comparison:
+    label: str
+    baseline: Timing
+    subject: Timing
+    kind: str            # "faster": baseline / subject >= target ; "within": subject / baseline <= target
+    target: float
+    applies: bool = True
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        if self.kind == "faster":
+            return self.baseline.median_us / self.subject.median_us
+        return self.subject.median_us / self.baseline.median_us
+
+    @property
+    def ok(self) -> bool | None:
+        if not self.applies:
+            return None
+        return self.ratio >= self.target if self.kind == "faster" else self.ratio <= self.target
+
+    def target_text(self) -> str:
+        t = f">= {self.target:g}x faster" if self.kind == "faster" else f"<= {self.target:g}x of it"
+        return t if self.applies else t + " (n/a)"
+
+    def ratio_text(self) -> str:
+        return f"{self.ratio:.1f}x faster" if self.kind == "faster" else f"{self.ratio:.2f}x of it"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "baseline": self.baseline.as_dict(), "subject": self.subject.as_dict(),
+                "kind": self.kind, "ratio": self.ratio, "target": self.target, "applies": self.applies,
+                "ok": self.ok, "note": self.note}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import msgpack
+    import orjson
+    from google.protobuf import json_format
+
+    from memorywire.v1 import record_pb2
+
+    cfg = Config(repeat=args.repeat, min_time=args.min_time, round_budget=args.round_budget,
+                 verbose=not args.quiet)
+    codec = Codec.load()
+    missing = codec.missing()
+    env = environment()
+
+    t0 = time.perf_counter()
+    docs = corpus.corpus(args.n, seed=args.seed, embeddings=args.embeddings)
+    items = build_items(docs, codec)
+    del docs
+    setup_s = time.perf_counter() - t0
+    sizes = {
+        "json": statistics.fmean(len(i.json) for i in items),
+        "protobuf": statistics.fmean(len(i.proto) for i in items if i.proto is not None),
+    }
+    if codec.msgpack is not None:
+        sizes["msgpack"] = statistics.fmean(len(i.msgpack) for i in items if i.msgpack is not None)
+    if not args.quiet:
+        print(f"corpus: {len(items)} records, embeddings {args.embeddings or 'none'}, mean bytes "
+              + ", ".join(f"{k} {v:.0f}" for k, v in sizes.items()) + f" (setup {setup_s:.1f} s)",
+              file=sys.stderr)
+        if missing:
+            print(f"missing: {', '.join(missing)}; those rows are skipped", file=sys.stderr)
+
+    validator = corpus.schema_validator()
+    MR = record_pb2.MemoryRecord
+    rows: list[Timing] = []
+    comps: list[Comparison] = []
+
+    # -- batch functions (whole passes; locals bound for a tight loop) -------
+
+    def b_json_loads(batch: Sequence[Item], loads: Any = json.loads) -> None:
+        for it in batch:
+            loads(it.json)
+
+    def b_orjson_loads(batch: Sequence[Item], loads: Any = orjson.loads) -> None:
+        for it in batch:
+            loads(it.json)
+
+    def b_msgpack_unpackb(batch: Sequence[Item], unpackb: Any = msgpack.unpackb) -> None:
+        for it in batch:
+            unpackb(it.msgpack)
+
+    def b_upb_parse(batch: Sequence[Item], parse: Any = MR.FromString) -> None:
+        for it in batch:
+            parse(it.proto)
+
+    def b_upb_serialize(batch: Sequence[Item]) -> None:
+        for it in batch:
+            it.message.SerializeToString()
+
+    def b_jsonschema(batch: Sequence[Item], loads: Any = json.loads,
+                     validate: Any = validator.validate) -> None:
+        for it in batch:
+            validate(loads(it.json))
+
+    def b_parsedict(batch: Sequence[Item], parse: Any = json_format.ParseDict) -> None:
+        for it in batch:
+            parse(it.proto3, MR()).SerializeToString()
+
+    def b_naive(batch: Sequence[Item], loads: Any = json.loads, validate: Any = validator.validate,
+                parse: Any = json_format.ParseDict) -> None:
+        for it in batch:
+            validate(loads(it.json))
+            parse(it.proto3, MR()).SerializeToString()
+
+    def b_raw_limit(batch: Sequence[Item], loads: Any = orjson.loads) -> None:
+        for it in batch:
+            loads(it.json)
+            it.message.SerializeToString()
+
+    def mk_decode(mod: Any, attr: str) -> Batch:
+        decode = mod.decode
+
+        def b(batch: Sequence[Item]) -> None:
+            for it in batch:
+                decode(getattr(it, attr))
+        return b
+
+    def mk_encode(mod: Any) -> Batch:
+        encode = mod.encode
+
+        def b(batch: Sequence[Item]) -> None:
+            for it in batch:
+                encode(it.doc)
+        return b
+
+    def mk_convert(source: str, target: str) -> Batch:
+        convert = codec.convert
+        attr = {"json": "json", "msgpack": "msgpack", "protobuf": "proto"}[source]
+
+        def b(batch: Sequence[Item]) -> None:
+            for it in batch:
+                convert(getattr(it, attr), source=source, target=target)
+        return b
+
+    def m(name: str, fn: Batch, batch: Sequence[Item], group: str, note: str = "") -> Timing:
+        t = measure(name, fn, batch, cfg, group=group, note=note)
+        rows.append(t)
+        return t
+
+    # -- raw codecs and memorywire, over the whole corpus ---------------------
+    if not args.quiet:
+        print("timing (median of rounds, us per record):", file=sys.stderr)
+    raw: dict[str, Timing] = {}
+    if not args.skip_info:
+        raw["json.loads"] = m("json.loads", b_json_loads, items, "raw")
+        raw["orjson.loads"] = m("orjson.loads", b_orjson_loads, items, "raw")
+        if codec.msgpack is not None:
+            raw["msgpack.unpackb"] = m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
+        m("upb MemoryRecord.FromString", b_upb_parse, items, "raw")
+        m("upb SerializeToString", b_upb_serialize, items, "raw")
+        for fmt, mod, attr in (("json", codec.json, "json"), ("msgpack", codec.msgpack, "msgpack"),
+                               ("protobuf", codec.protobuf, "proto")):
+            if mod is not None:
+                m(f"memorywire.{fmt}.decode", mk_decode(mod, attr), items, "memorywire")
+                m(f"memorywire.{fmt}.encode", mk_encode(mod), items, "memorywire")
+        if codec.convert is not None:
+            for src, dst in (("json", "protobuf"), ("msgpack", "protobuf"), ("protobuf", "json"),
+                             ("json", "msgpack")):
+                if src == "msgpack" and codec.msgpack is None:
+                    continue
+                m(f"memorywire.convert {src}->{dst}", mk_convert(src, dst), items, "memorywire")
+
+    # -- (a) validation ---------------------------------------------------------
+    sample_a = sample_for(b_jsonschema, items, cfg)
+    base_a = m("(a) json.loads + jsonschema.validate", b_jsonschema, sample_a, "baseline")
+    if codec.json is not None:
+        mw_a = m("memorywire.json.decode" + (" [same sample]" if len(sample_a) < len(items) else ""),
+                 mk_decode(codec.json, "json"), sample_a, "compare")
+        comps.append(Comparison("(a) validation: memorywire.json.decode vs json.loads + jsonschema",
+                                base_a, mw_a, "faster", 50))
+
+    # -- (b) json -> protobuf against the naive stack ---------------------------
+    probe = items[: min(20, len(items))]
+    ensure_proto3(probe)
+    sample_b = sample_for(b_naive, items, cfg)
+    ensure_proto3(sample_b)
+    if not args.skip_info:
+        m("json_format.ParseDict + SerializeToString", b_parsedict, sample_b, "baseline",
+          note="input: MessageToDict of the memorywire protobuf message")
+    base_b = m("(b) json.loads + jsonschema + ParseDict + Serialize", b_naive, sample_b, "baseline")
+    conv_jp = mk_convert("json", "protobuf") if codec.convert is not None else None
+    if conv_jp is not None:
+        mw_b = m("memorywire.convert json->protobuf" + (" [same sample]" if len(sample_b) < len(items) else ""),
+                 conv_jp, sample_b, "compare")
+        comps.append(Comparison("(b) json->protobuf: memorywire.convert vs jsonschema + json_format",
+                                base_b, mw_b, "faster", 30))
+
+    # -- (c) json -> protobuf against the raw limit -----------------------------
+    base_c = m("(c) orjson.loads + upb SerializeToString", b_raw_limit, items, "baseline")
+    if conv_jp is not None:
+        mw_c = next((r for r in rows if r.name == "memorywire.convert json->protobuf" and r.n == len(items)),
+                    None) or m("memorywire.convert json->protobuf", conv_jp, items, "compare")
+        comps.append(Comparison("(c) json->protobuf: memorywire.convert vs orjson + upb (raw limit)",
+                                base_c, mw_c, "within", 4))
+
+    # -- (d) msgpack -> protobuf against msgpack.unpackb ------------------------
+    if codec.msgpack is not None and codec.convert is not None:
+        base_d = raw.get("msgpack.unpackb") or m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
+        mw_d = next((r for r in rows if r.name == "memorywire.convert msgpack->protobuf"), None) \
+            or m("memorywire.convert msgpack->protobuf", mk_convert("msgpack", "protobuf"), items, "compare")
+        comps.append(Comparison("(d) msgpack->protobuf: memorywire.convert vs msgpack.unpackb",
+                                base_d, mw_d, "within", 3, applies=args.embeddings == 768,
+                                note="target is for --embeddings 768"))
+
+    return {
+        "environment": env,
+        "config": {"n": len(items), "embeddings": args.embeddings, "seed": args.seed, "repeat": cfg.repeat,
+                   "min_time_s": cfg.min_time, "round_budget_s": cfg.round_budget},
+        "mean_bytes": sizes,
+        "missing": missing,
+        "rows": [r.as_dict() for r in rows],
+        "comparisons": [c.as_dict() for c in comps],
+        "_rows": rows,
+        "_comps": comps,
+    }
+
+
+def print_report(res: dict[str, Any]) -> None:
+    env, conf = res["environment"], res["config"]
+    print(f"memorywire codec benchmark, {env['date']}")
+    print(f"  Python {env['python']} | protobuf {env['protobuf']} ({env['protobuf_api']}) | "
+          f"orjson {env['orjson']} | msgpack {env['msgpack']} | jsonschema {env['jsonschema']} | "
+          f"memorywire {env['memorywire']} {env['commit']}")
+    print(f"  CPU {env['cpu']} ({env['cpus']} usable) | {env['platform']} | load {env['loadavg']}")
+    print(f"  corpus: {conf['n']} records, seed {conf['seed']}, embeddings "
+          f"{conf['embeddings'] or 'none'}; mean bytes/record: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in res["mean_bytes"].items()))
+    print(f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off); "
+          "microseconds per record; [n] = records timed when a slow baseline was subsampled")
+    if res["missing"]:
+        print(f"  not available yet: {', '.join(res['missing'])}")
+    print()
+    rows: list[Timing] = res["_rows"]
+    w = max(len(r.name) for r in rows) + 2
+    print(f"{'path':{w}s}{'us/record':>12s}{'records':>9s}")
+    last = None
+    for r in rows:
+        if r.group != last and last is not None:
+            print()
+        last = r.group
+        print(f"{r.name:{w}s}{r.median_us:12.2f}{r.n:9d}")
+    comps: list[Comparison] = res["_comps"]
+    if comps:
+        print()
+        cw = max(len(c.label) for c in comps) + 2
+        print(f"{'comparison':{cw}s}{'baseline':>11s}{'memorywire':>12s}{'ratio':>16s}  {'target':24s}result")
+        for c in comps:
+            ok = {True: "PASS", False: "FAIL", None: "-"}[c.ok]
+            print(f"{c.label:{cw}s}{c.baseline.median_us:11.2f}{c.subject.median_us:12.2f}"
+                  f"{c.ratio_text():>16s}  {c.target_text():24s}{ok}")
+        notes = [f"{c.label[:3]} {c.note}" for c in comps if c.note]
+        for n in notes:
+            print(f"  {n}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("-n", type=int, default=10_000, help="number of records (default 10000)")
+    p.add_argument("--embeddings", type=int, default=0, metavar="DIM",
+                   help="add one embedding of DIM float32 values to every record (e.g. 768)")
+    p.add_argument("--repeat", type=int, default=5, help="rounds per path; the median is reported (default 5)")
+    p.add_argument("--min-time", type=float, default=0.2,
+                   help="seconds a round lasts at least; fast paths loop over the records (default 0.2)")
+    p.add_argument("--round-budget", type=float, default=2.0,
+                   help="seconds one pass of a slow baseline may take; beyond it both sides of the "
+                        "comparison run on the same evenly spread subsample (default 2.0)")
+    p.add_argument("--seed", type=int, default=corpus.DEFAULT_SEED, help="corpus seed")
+    p.add_argument("--skip-info", action="store_true",
+                   help="time only what the comparisons need, not the informational rows")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON instead of a table")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
+    args = p.parse_args(argv)
+    if args.n < 1 or args.repeat < 1:
+        p.error("-n and --repeat must be at least 1")
+    res = run(args)
+    if args.json:
+        print(json.dumps({k: v for k, v in res.items() if not k.startswith("_")}, indent=2))
+    else:
+        print_report(res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""RFC 3339 timestamps <-> (seconds, nanoseconds) since the Unix epoch."""
+
+from __future__ import annotations
+
+from datetime import date
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+MIN_SECONDS = (date(1, 1, 1).toordinal() - _EPOCH_ORDINAL) * 86400
+MAX_SECONDS = (date(9999, 12, 31).toordinal() - _EPOCH_ORDINAL) * 86400 + 86399
+
+
+def parse(text: str) -> tuple[int, int]:
+    """Seconds and nanoseconds of a timestamp the validator has accepted."""
+    days = date(int(text[0:4]), int(text[5:7]), int(text[8:10])).toordinal() - _EPOCH_ORDINAL
+    seconds = days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
+    nanos = 0
+    if text[19] == ".":
+        digits = text[20:-1]
+        nanos = int(digits) * 10 ** (9 - len(digits))
+    return seconds, nanos
+
+
+def format(seconds: int, nanos: int) -> str:
+    """The canonical form: no fraction when it is zero, else 3, 6 or 9 digits."""
+    days, rest = divmod(seconds, 86400)
+    d = date.fromordinal(days + _EPOCH_ORDINAL)
+    hh, rest = divmod(rest, 3600)
+    mm, ss = divmod(rest, 60)
+    head = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{hh:02d}:{mm:02d}:{ss:02d}"
+    if nanos == 0:
+        return head + "Z"
+    if nanos % 1_000_000 == 0:
+        return f"{head}.{nanos // 1_000_000:03d}Z"
+    if nanos % 1000 == 0:
+        return f"{head}.{nanos // 1000:06d}Z"
+    return f"{head}.{nanos:09d}Z"
+
+
+def canonical(text: str) -> str:
+    """The canonical spelling of a valid timestamp."""
+    if len(text) == 20 or (len(text) in (24, 27, 30) and text[-4:-1] != "000"):
+        return text
+    return format(*parse(text))
+
+
+def in_range(seconds: int, nanos: int) -> bool:
+    return MIN_SECONDS <= seconds <= MAX_SECONDS and 0 <= nanos < 1_000_000_000

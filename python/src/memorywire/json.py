@@ -1,0 +1,162 @@
+"""The JSON encoding (spec/v1/json-format.md).
+
+``decode`` parses and validates; ``encode`` validates and writes the
+canonical form: members sorted by code point, no whitespace, defaults
+omitted, floats and timestamps in their canonical spelling.
+"""
+
+from __future__ import annotations
+
+import json as _stdjson
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from memorywire import _codec, _document
+from memorywire import validation as _validate
+from memorywire._document import DEFAULT_TYPE
+from memorywire.errors import ValidationError, decode_error, escape_token
+from memorywire.limits import DEFAULT_LIMITS, Limits
+
+__all__ = ["Decoder", "Encoder", "decode", "encode"]
+
+# A member separator: the closing quote of a key, optional whitespace, a colon.
+_SEPARATOR = re.compile(rb'"[ \t\n\r]*:')
+_ESCAPED_SEPARATOR = re.compile(rb'\\"[ \t\n\r]*:')
+# An integer token too long for orjson to keep exact.
+_LONG_INTEGER = re.compile(rb"(?<![.\d])\d{19,}(?![.\deE])")
+
+_ORJSON_REASONS = (
+    ("not valid UTF-8", "INVALID_UTF8"),
+    ("surrogate", "INVALID_UNICODE"),
+    ("depth limit", "NESTING_TOO_DEEP"),
+    ("infinity", "NON_FINITE_NUMBER"),
+    ("trailing characters", "TRAILING_DATA"),
+    ("unexpected end of data", "TRUNCATED"),
+    ("EOF while parsing", "TRUNCATED"),
+)
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _parse(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        text = str(e)
+        reason = next((r for needle, r in _ORJSON_REASONS if needle in text), "SYNTAX_ERROR")
+        raise decode_error(reason, "", f"not a JSON document: {text}") from None
+
+
+def _exact_parse(data: bytes) -> Any:
+    """Parse with the standard library, which keeps long integers exact and
+    lets us see repeated member names."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in items:
+            if k in out:
+                raise _Duplicate(k)
+            out[k] = v
+        return out
+
+    try:
+        return _stdjson.loads(data, object_pairs_hook=pairs)
+    except _Duplicate:
+        pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "")
+        raise decode_error("DUPLICATE_KEY", pointer or "",
+                           f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
+
+
+def _find_duplicate(node: Any, ptr: str) -> str | None:
+    if type(node) is list and node and all(type(x) is tuple and len(x) == 2 for x in node):
+        seen: set[str] = set()
+        for k, v in node:
+            p = f"{ptr}/{escape_token(k)}"
+            if k in seen:
+                return p
+            seen.add(k)
+            found = _find_duplicate(v, p)
+            if found:
+                return found
+        return None
+    if type(node) is list:
+        for i, v in enumerate(node):
+            found = _find_duplicate(v, f"{ptr}/{i}")
+            if found:
+                return found
+    return None
+
+
+class Decoder:
+    """Decodes JSON documents of one message type."""
+
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+        self.type = type
+        self.limits = limits or DEFAULT_LIMITS
+        self._info = _document.info(type)
+
+    def decode(self, data: bytes | str) -> dict[str, Any]:
+        if isinstance(data, str):
+            try:
+                data = data.encode("utf-8")
+            except UnicodeEncodeError:
+                raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
+        _document.check_size(data, self.limits)
+        doc = _parse(data)
+        if type(doc) is not dict:
+            raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")
+        # orjson keeps the last of repeated members and turns long integers
+        # into floats; when the bytes could hide either, parse again exactly.
+        if b"\\\\" not in data and _LONG_INTEGER.search(data) is None:
+            walk = _validate.run(doc, self.type, self.limits)
+            members = len(_SEPARATOR.findall(data)) - len(_ESCAPED_SEPARATOR.findall(data))
+            if members == walk.members:
+                if walk.errors:
+                    raise ValidationError(walk.errors[0].reason, walk.errors[0].message, walk.errors)
+                return doc  # type: ignore[no-any-return]
+        doc = _exact_parse(data)
+        _document.validated(doc, self.type, self.limits)
+        return doc  # type: ignore[no-any-return]
+
+
+class Encoder:
+    """Encodes documents of one message type as canonical JSON."""
+
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+        self.type = type
+        self.limits = limits or DEFAULT_LIMITS
+        self._info = _document.info(type)
+
+    def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
+        _document.validated(doc, self.type, self.limits)
+        if not canonical:
+            return orjson.dumps(doc)
+        return orjson.dumps(_codec.normalize(dict(doc), self._info), option=orjson.OPT_SORT_KEYS)
+
+
+_decoders: dict[str, Decoder] = {}
+_encoders: dict[str, Encoder] = {}
+
+
+def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
+    """Parse and validate one JSON document of the given message type."""
+    if limits is not None:
+        return Decoder(type, limits=limits).decode(data)
+    dec = _decoders.get(type)
+    if dec is None:
+        dec = _decoders[type] = Decoder(type)
+    return dec.decode(data)
+
+
+def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:
+    """Validate one document and write it as JSON, canonical by default."""
+    enc = _encoders.get(type)
+    if enc is None:
+        enc = _encoders[type] = Encoder(type)
+    return enc.encode(doc, canonical=canonical)
+
