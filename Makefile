@@ -37,7 +37,7 @@ test: lint
 	$(BIN)/python -m pytest python/tests -q -p no:cacheprovider
 
 demo: $(STAMP)
-	$(BIN)/memorywire demo
+	$(BIN)/python tools/demo.py
 
 clean:
 	rm -rf $(VENV) node_modules

@@ -166,7 +166,8 @@ def proto3_form(value: Any, desc: Any) -> dict[str, Any]:
 
     A fallback used only when memorywire.protobuf does not exist: it lets the
     baselines run. Walks the protobuf descriptors; repeated memorywire.v1.MapEntry
-    fields are JSON objects in memorywire's form.
+    fields are JSON objects in memorywire's form; entries are sorted by key as
+    in the canonical form.
     """
     out: dict[str, Any] = {}
     for key, v in value.items():
@@ -179,7 +180,7 @@ def _p3_field(v: Any, fd: Any) -> Any:
     mt = fd.message_type
     if fd.is_repeated:
         if mt is not None and mt.full_name == "memorywire.v1.MapEntry":
-            return [{"key": k, "value": _p3_value(x)} for k, x in v.items()]
+            return [{"key": k, "value": _p3_value(v[k])} for k in sorted(v)]
         if mt is not None and mt.GetOptions().map_entry:
             vfd = mt.fields_by_name["value"]
             return {k: _p3_single(x, vfd) for k, x in v.items()}
@@ -213,7 +214,7 @@ def _p3_value(v: Any) -> dict[str, Any]:
         return {"string_value": v}
     if isinstance(v, list):
         return {"list_value": {"values": [_p3_value(x) for x in v]}}
-    return {"map_value": {"entries": [{"key": k, "value": _p3_value(x)} for k, x in v.items()]}}
+    return {"map_value": {"entries": [{"key": k, "value": _p3_value(v[k])} for k in sorted(v)]}}
 
 
 def _try_import(name: str) -> Any:
@@ -472,19 +473,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return b
 
     def m(name: str, fn: Batch, batch: Sequence[Item], group: str, note: str = "") -> Timing:
+        """Time fn over batch, or reuse the row already timed over the same records."""
+        for r in rows:
+            if r.name == name and r.n == len(batch):
+                return r
         t = measure(name, fn, batch, cfg, group=group, note=note)
         rows.append(t)
         return t
 
+    def same(name: str, batch: Sequence[Item]) -> str:
+        return name + (" [same sample]" if len(batch) < len(items) else "")
+
     # -- raw codecs and memorywire, over the whole corpus ---------------------
     if not args.quiet:
         print("timing (median of rounds, us per record):", file=sys.stderr)
-    raw: dict[str, Timing] = {}
     if not args.skip_info:
-        raw["json.loads"] = m("json.loads", b_json_loads, items, "raw")
-        raw["orjson.loads"] = m("orjson.loads", b_orjson_loads, items, "raw")
+        m("json.loads", b_json_loads, items, "raw")
+        m("orjson.loads", b_orjson_loads, items, "raw")
         if codec.msgpack is not None:
-            raw["msgpack.unpackb"] = m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
+            m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
         m("upb MemoryRecord.FromString", b_upb_parse, items, "raw")
         m("upb SerializeToString", b_upb_serialize, items, "raw")
         for fmt, mod, attr in (("json", codec.json, "json"), ("msgpack", codec.msgpack, "msgpack"),
@@ -503,8 +510,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sample_a = sample_for(b_jsonschema, items, cfg)
     base_a = m("(a) json.loads + jsonschema.validate", b_jsonschema, sample_a, "baseline")
     if codec.json is not None:
-        mw_a = m("memorywire.json.decode" + (" [same sample]" if len(sample_a) < len(items) else ""),
-                 mk_decode(codec.json, "json"), sample_a, "compare")
+        mw_a = m(same("memorywire.json.decode", sample_a), mk_decode(codec.json, "json"), sample_a,
+                 "compare")
         comps.append(Comparison("(a) validation: memorywire.json.decode vs json.loads + jsonschema",
                                 base_a, mw_a, "faster", 50))
 
@@ -519,24 +526,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     base_b = m("(b) json.loads + jsonschema + ParseDict + Serialize", b_naive, sample_b, "baseline")
     conv_jp = mk_convert("json", "protobuf") if codec.convert is not None else None
     if conv_jp is not None:
-        mw_b = m("memorywire.convert json->protobuf" + (" [same sample]" if len(sample_b) < len(items) else ""),
-                 conv_jp, sample_b, "compare")
+        mw_b = m(same("memorywire.convert json->protobuf", sample_b), conv_jp, sample_b, "compare")
         comps.append(Comparison("(b) json->protobuf: memorywire.convert vs jsonschema + json_format",
                                 base_b, mw_b, "faster", 30))
 
     # -- (c) json -> protobuf against the raw limit -----------------------------
     base_c = m("(c) orjson.loads + upb SerializeToString", b_raw_limit, items, "baseline")
     if conv_jp is not None:
-        mw_c = next((r for r in rows if r.name == "memorywire.convert json->protobuf" and r.n == len(items)),
-                    None) or m("memorywire.convert json->protobuf", conv_jp, items, "compare")
+        mw_c = m("memorywire.convert json->protobuf", conv_jp, items, "compare")
         comps.append(Comparison("(c) json->protobuf: memorywire.convert vs orjson + upb (raw limit)",
                                 base_c, mw_c, "within", 4))
 
     # -- (d) msgpack -> protobuf against msgpack.unpackb ------------------------
     if codec.msgpack is not None and codec.convert is not None:
-        base_d = raw.get("msgpack.unpackb") or m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
-        mw_d = next((r for r in rows if r.name == "memorywire.convert msgpack->protobuf"), None) \
-            or m("memorywire.convert msgpack->protobuf", mk_convert("msgpack", "protobuf"), items, "compare")
+        base_d = m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
+        mw_d = m("memorywire.convert msgpack->protobuf", mk_convert("msgpack", "protobuf"), items, "compare")
         comps.append(Comparison("(d) msgpack->protobuf: memorywire.convert vs msgpack.unpackb",
                                 base_d, mw_d, "within", 3, applies=args.embeddings == 768,
                                 note="target is for --embeddings 768"))
@@ -565,11 +569,13 @@ def print_report(res: dict[str, Any]) -> None:
           f"{conf['embeddings'] or 'none'}; mean bytes/record: "
           + ", ".join(f"{k} {v:.0f}" for k, v in res["mean_bytes"].items()))
     print(f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off); "
-          "microseconds per record; [n] = records timed when a slow baseline was subsampled")
+          "microseconds per record; records = records per pass (a slow\n"
+          "  baseline and its memorywire counterpart run on the same evenly spread subsample)")
     if res["missing"]:
         print(f"  not available yet: {', '.join(res['missing'])}")
     print()
-    rows: list[Timing] = res["_rows"]
+    order = {"raw": 0, "memorywire": 1, "baseline": 2, "compare": 3}
+    rows: list[Timing] = sorted(res["_rows"], key=lambda r: order.get(r.group, 9))
     w = max(len(r.name) for r in rows) + 2
     print(f"{'path':{w}s}{'us/record':>12s}{'records':>9s}")
     last = None
