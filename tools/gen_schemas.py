@@ -152,11 +152,20 @@ def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto) -
         alternatives: list[object] = [{"required": [m]} for m in members]
         if (msg.name, oneof.name) not in EXACTLY_ONE:
             alternatives.append({"not": {"anyOf": [{"required": [m]} for m in members]}})
+        elif msg.name == "MemoryRecord":
+            # A tombstone keeps no payload.
+            alternatives.append({"not": {"anyOf": [{"required": [m]} for m in members]}, **TOMBSTONE})
         all_of.append({"oneOf": alternatives})
     all_of.extend(SPECIAL.get(msg.name, []))
     if all_of:
         s["allOf"] = all_of
     return s
+
+
+TOMBSTONE = {
+    "required": ["lifecycle"],
+    "properties": {"lifecycle": {"required": ["status"], "properties": {"status": {"const": "deleted"}}}},
+}
 
 
 def kind_rules() -> list[object]:
@@ -165,7 +174,7 @@ def kind_rules() -> list[object]:
     return [
         {
             "if": {"properties": {"kind": {"const": k}}, "required": ["kind"]},
-            "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}]},
+            "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}, TOMBSTONE]},
         }
         for k in kinds
     ]

@@ -59,6 +59,7 @@ Batch = Callable[[Sequence[Any]], None]
 # ---------------------------------------------------------------------------
 # Timing
 
+
 @dataclass
 class Timing:
     name: str
@@ -73,16 +74,23 @@ class Timing:
         return statistics.median(self.rounds_us)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "group": self.group, "records": self.n, "loops": self.loops,
-                "median_us": self.median_us, "rounds_us": self.rounds_us, "note": self.note}
+        return {
+            "name": self.name,
+            "group": self.group,
+            "records": self.n,
+            "loops": self.loops,
+            "median_us": self.median_us,
+            "rounds_us": self.rounds_us,
+            "note": self.note,
+        }
 
 
 @dataclass
 class Config:
     repeat: int = 5
-    min_time: float = 0.2       # seconds a round should last at least
-    round_budget: float = 2.0   # seconds a round of a slow baseline may last at most
-    min_sample: int = 50        # records a subsample keeps at least
+    min_time: float = 0.2  # seconds a round should last at least
+    round_budget: float = 2.0  # seconds a round of a slow baseline may last at most
+    min_sample: int = 50  # records a subsample keeps at least
     verbose: bool = True
     log: list[str] = field(default_factory=list)
 
@@ -117,8 +125,9 @@ def sample_for(fn: Batch, items: Sequence[Any], cfg: Config) -> list[Any]:
     return subsample(items, m)
 
 
-def measure(name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: str = "",
-            note: str = "") -> Timing:
+def measure(
+    name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: str = "", note: str = ""
+) -> Timing:
     """Median per-record microseconds of fn over items, gc disabled, cfg.repeat rounds."""
     n = len(items)
     fn(items[: min(n, 200)])  # warm-up: caches, interned names, lazily built validators
@@ -146,18 +155,19 @@ def measure(name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: s
 # ---------------------------------------------------------------------------
 # The corpus in every form
 
+
 @dataclass
 class Item:
     doc: dict[str, Any]
     json: bytes
     msgpack: bytes | None = None
     proto: bytes | None = None
-    message: Any = None                # the upb MemoryRecord of proto
+    message: Any = None  # the upb MemoryRecord of proto
     proto3: dict[str, Any] | None = None  # proto3 JSON form (json_format) of message, built lazily
 
 
 def _enum_prefix(enum_desc: Any) -> str:
-    zero = enum_desc.values_by_number[0].name  # e.g. ROLE_UNSPECIFIED
+    zero: str = enum_desc.values_by_number[0].name  # e.g. ROLE_UNSPECIFIED
     return zero[: -len("UNSPECIFIED")]
 
 
@@ -227,6 +237,7 @@ def _try_import(name: str) -> Any:
 @dataclass
 class Codec:
     """memorywire's codec modules, or None where they do not exist yet."""
+
     json: Any
     msgpack: Any
     protobuf: Any
@@ -239,12 +250,20 @@ class Codec:
         convert = getattr(memorywire, "convert", None)
         if convert is not None and not callable(convert):  # the submodule, not the function
             convert = getattr(convert, "convert", None)
-        return cls(_try_import("memorywire.json"), _try_import("memorywire.msgpack"),
-                   _try_import("memorywire.protobuf"), convert)
+        return cls(
+            _try_import("memorywire.json"),
+            _try_import("memorywire.msgpack"),
+            _try_import("memorywire.protobuf"),
+            convert,
+        )
 
     def missing(self) -> list[str]:
-        names = {"memorywire.json": self.json, "memorywire.msgpack": self.msgpack,
-                 "memorywire.protobuf": self.protobuf, "memorywire.convert": self.convert}
+        names = {
+            "memorywire.json": self.json,
+            "memorywire.msgpack": self.msgpack,
+            "memorywire.protobuf": self.protobuf,
+            "memorywire.convert": self.convert,
+        }
         return [k for k, v in names.items() if v is None]
 
 
@@ -281,6 +300,7 @@ def ensure_proto3(items: Sequence[Item]) -> None:
 # ---------------------------------------------------------------------------
 # Environment
 
+
 def environment() -> dict[str, Any]:
     import google.protobuf
     import msgpack
@@ -299,8 +319,13 @@ def environment() -> dict[str, Any]:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
-                                capture_output=True, text=True, timeout=5).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     try:
@@ -334,12 +359,13 @@ def environment() -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # The benchmark
 
+
 @dataclass
 class Comparison:
     label: str
     baseline: Timing
     subject: Timing
-    kind: str            # "faster": baseline / subject >= target ; "within": subject / baseline <= target
+    kind: str  # "faster": baseline / subject >= target ; "within": subject / baseline <= target
     target: float
     applies: bool = True
     note: str = ""
@@ -364,9 +390,17 @@ class Comparison:
         return f"{self.ratio:.1f}x faster" if self.kind == "faster" else f"{self.ratio:.2f}x of it"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "baseline": self.baseline.as_dict(), "subject": self.subject.as_dict(),
-                "kind": self.kind, "ratio": self.ratio, "target": self.target, "applies": self.applies,
-                "ok": self.ok, "note": self.note}
+        return {
+            "label": self.label,
+            "baseline": self.baseline.as_dict(),
+            "subject": self.subject.as_dict(),
+            "kind": self.kind,
+            "ratio": self.ratio,
+            "target": self.target,
+            "applies": self.applies,
+            "ok": self.ok,
+            "note": self.note,
+        }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -376,8 +410,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from memorywire.v1 import record_pb2
 
-    cfg = Config(repeat=args.repeat, min_time=args.min_time, round_budget=args.round_budget,
-                 verbose=not args.quiet)
+    cfg = Config(
+        repeat=args.repeat,
+        min_time=args.min_time,
+        round_budget=args.round_budget,
+        verbose=not args.quiet,
+    )
     codec = Codec.load()
     missing = codec.missing()
     env = environment()
@@ -394,9 +432,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if codec.msgpack is not None:
         sizes["msgpack"] = statistics.fmean(len(i.msgpack) for i in items if i.msgpack is not None)
     if not args.quiet:
-        print(f"corpus: {len(items)} records, embeddings {args.embeddings or 'none'}, mean bytes "
-              + ", ".join(f"{k} {v:.0f}" for k, v in sizes.items()) + f" (setup {setup_s:.1f} s)",
-              file=sys.stderr)
+        print(
+            f"corpus: {len(items)} records, embeddings {args.embeddings or 'none'}, mean bytes "
+            + ", ".join(f"{k} {v:.0f}" for k, v in sizes.items())
+            + f" (setup {setup_s:.1f} s)",
+            file=sys.stderr,
+        )
         if missing:
             print(f"missing: {', '.join(missing)}; those rows are skipped", file=sys.stderr)
 
@@ -427,8 +468,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for it in batch:
             it.message.SerializeToString()
 
-    def b_jsonschema(batch: Sequence[Item], loads: Any = json.loads,
-                     validate: Any = validator.validate) -> None:
+    def b_jsonschema(
+        batch: Sequence[Item], loads: Any = json.loads, validate: Any = validator.validate
+    ) -> None:
         for it in batch:
             validate(loads(it.json))
 
@@ -436,8 +478,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for it in batch:
             parse(it.proto3, MR()).SerializeToString()
 
-    def b_naive(batch: Sequence[Item], loads: Any = json.loads, validate: Any = validator.validate,
-                parse: Any = json_format.ParseDict) -> None:
+    def b_naive(
+        batch: Sequence[Item],
+        loads: Any = json.loads,
+        validate: Any = validator.validate,
+        parse: Any = json_format.ParseDict,
+    ) -> None:
         for it in batch:
             validate(loads(it.json))
             parse(it.proto3, MR()).SerializeToString()
@@ -453,6 +499,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         def b(batch: Sequence[Item]) -> None:
             for it in batch:
                 decode(getattr(it, attr))
+
         return b
 
     def mk_encode(mod: Any) -> Batch:
@@ -461,6 +508,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         def b(batch: Sequence[Item]) -> None:
             for it in batch:
                 encode(it.doc)
+
         return b
 
     def mk_convert(source: str, target: str) -> Batch:
@@ -470,6 +518,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         def b(batch: Sequence[Item]) -> None:
             for it in batch:
                 convert(getattr(it, attr), source=source, target=target)
+
         return b
 
     def m(name: str, fn: Batch, batch: Sequence[Item], group: str, note: str = "") -> Timing:
@@ -494,14 +543,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
         m("upb MemoryRecord.FromString", b_upb_parse, items, "raw")
         m("upb SerializeToString", b_upb_serialize, items, "raw")
-        for fmt, mod, attr in (("json", codec.json, "json"), ("msgpack", codec.msgpack, "msgpack"),
-                               ("protobuf", codec.protobuf, "proto")):
+        for fmt, mod, attr in (
+            ("json", codec.json, "json"),
+            ("msgpack", codec.msgpack, "msgpack"),
+            ("protobuf", codec.protobuf, "proto"),
+        ):
             if mod is not None:
                 m(f"memorywire.{fmt}.decode", mk_decode(mod, attr), items, "memorywire")
                 m(f"memorywire.{fmt}.encode", mk_encode(mod), items, "memorywire")
         if codec.convert is not None:
-            for src, dst in (("json", "protobuf"), ("msgpack", "protobuf"), ("protobuf", "json"),
-                             ("json", "msgpack")):
+            for src, dst in (
+                ("json", "protobuf"),
+                ("msgpack", "protobuf"),
+                ("protobuf", "json"),
+                ("json", "msgpack"),
+            ):
                 if src == "msgpack" and codec.msgpack is None:
                     continue
                 m(f"memorywire.convert {src}->{dst}", mk_convert(src, dst), items, "memorywire")
@@ -510,10 +566,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sample_a = sample_for(b_jsonschema, items, cfg)
     base_a = m("(a) json.loads + jsonschema.validate", b_jsonschema, sample_a, "baseline")
     if codec.json is not None:
-        mw_a = m(same("memorywire.json.decode", sample_a), mk_decode(codec.json, "json"), sample_a,
-                 "compare")
-        comps.append(Comparison("(a) validation: memorywire.json.decode vs json.loads + jsonschema",
-                                base_a, mw_a, "faster", 50))
+        mw_a = m(
+            same("memorywire.json.decode", sample_a),
+            mk_decode(codec.json, "json"),
+            sample_a,
+            "compare",
+        )
+        comps.append(
+            Comparison(
+                "(a) validation: memorywire.json.decode vs json.loads + jsonschema",
+                base_a,
+                mw_a,
+                "faster",
+                50,
+            )
+        )
 
     # -- (b) json -> protobuf against the naive stack ---------------------------
     probe = items[: min(20, len(items))]
@@ -521,34 +588,72 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     sample_b = sample_for(b_naive, items, cfg)
     ensure_proto3(sample_b)
     if not args.skip_info:
-        m("json_format.ParseDict + SerializeToString", b_parsedict, sample_b, "baseline",
-          note="input: MessageToDict of the memorywire protobuf message")
+        m(
+            "json_format.ParseDict + SerializeToString",
+            b_parsedict,
+            sample_b,
+            "baseline",
+            note="input: MessageToDict of the memorywire protobuf message",
+        )
     base_b = m("(b) json.loads + jsonschema + ParseDict + Serialize", b_naive, sample_b, "baseline")
     conv_jp = mk_convert("json", "protobuf") if codec.convert is not None else None
     if conv_jp is not None:
         mw_b = m(same("memorywire.convert json->protobuf", sample_b), conv_jp, sample_b, "compare")
-        comps.append(Comparison("(b) json->protobuf: memorywire.convert vs jsonschema + json_format",
-                                base_b, mw_b, "faster", 30))
+        comps.append(
+            Comparison(
+                "(b) json->protobuf: memorywire.convert vs jsonschema + json_format",
+                base_b,
+                mw_b,
+                "faster",
+                30,
+            )
+        )
 
     # -- (c) json -> protobuf against the raw limit -----------------------------
     base_c = m("(c) orjson.loads + upb SerializeToString", b_raw_limit, items, "baseline")
     if conv_jp is not None:
         mw_c = m("memorywire.convert json->protobuf", conv_jp, items, "compare")
-        comps.append(Comparison("(c) json->protobuf: memorywire.convert vs orjson + upb (raw limit)",
-                                base_c, mw_c, "within", 4))
+        comps.append(
+            Comparison(
+                "(c) json->protobuf: memorywire.convert vs orjson + upb (raw limit)",
+                base_c,
+                mw_c,
+                "within",
+                4,
+            )
+        )
 
     # -- (d) msgpack -> protobuf against msgpack.unpackb ------------------------
     if codec.msgpack is not None and codec.convert is not None:
         base_d = m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
-        mw_d = m("memorywire.convert msgpack->protobuf", mk_convert("msgpack", "protobuf"), items, "compare")
-        comps.append(Comparison("(d) msgpack->protobuf: memorywire.convert vs msgpack.unpackb",
-                                base_d, mw_d, "within", 3, applies=args.embeddings == 768,
-                                note="target is for --embeddings 768"))
+        mw_d = m(
+            "memorywire.convert msgpack->protobuf",
+            mk_convert("msgpack", "protobuf"),
+            items,
+            "compare",
+        )
+        comps.append(
+            Comparison(
+                "(d) msgpack->protobuf: memorywire.convert vs msgpack.unpackb",
+                base_d,
+                mw_d,
+                "within",
+                3,
+                applies=args.embeddings == 768,
+                note="target is for --embeddings 768",
+            )
+        )
 
     return {
         "environment": env,
-        "config": {"n": len(items), "embeddings": args.embeddings, "seed": args.seed, "repeat": cfg.repeat,
-                   "min_time_s": cfg.min_time, "round_budget_s": cfg.round_budget},
+        "config": {
+            "n": len(items),
+            "embeddings": args.embeddings,
+            "seed": args.seed,
+            "repeat": cfg.repeat,
+            "min_time_s": cfg.min_time,
+            "round_budget_s": cfg.round_budget,
+        },
         "mean_bytes": sizes,
         "missing": missing,
         "rows": [r.as_dict() for r in rows],
@@ -561,16 +666,22 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def print_report(res: dict[str, Any]) -> None:
     env, conf = res["environment"], res["config"]
     print(f"memorywire codec benchmark, {env['date']}")
-    print(f"  Python {env['python']} | protobuf {env['protobuf']} ({env['protobuf_api']}) | "
-          f"orjson {env['orjson']} | msgpack {env['msgpack']} | jsonschema {env['jsonschema']} | "
-          f"memorywire {env['memorywire']} {env['commit']}")
+    print(
+        f"  Python {env['python']} | protobuf {env['protobuf']} ({env['protobuf_api']}) | "
+        f"orjson {env['orjson']} | msgpack {env['msgpack']} | jsonschema {env['jsonschema']} | "
+        f"memorywire {env['memorywire']} {env['commit']}"
+    )
     print(f"  CPU {env['cpu']} ({env['cpus']} usable) | {env['platform']} | load {env['loadavg']}")
-    print(f"  corpus: {conf['n']} records, seed {conf['seed']}, embeddings "
-          f"{conf['embeddings'] or 'none'}; mean bytes/record: "
-          + ", ".join(f"{k} {v:.0f}" for k, v in res["mean_bytes"].items()))
-    print(f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off); "
-          "microseconds per record; records = records per pass (a slow\n"
-          "  baseline and its memorywire counterpart run on the same evenly spread subsample)")
+    print(
+        f"  corpus: {conf['n']} records, seed {conf['seed']}, embeddings "
+        f"{conf['embeddings'] or 'none'}; mean bytes/record: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in res["mean_bytes"].items())
+    )
+    print(
+        f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off); "
+        "microseconds per record; records = records per pass (a slow\n"
+        "  baseline and its memorywire counterpart run on the same evenly spread subsample)"
+    )
     if res["missing"]:
         print(f"  not available yet: {', '.join(res['missing'])}")
     print()
@@ -588,32 +699,60 @@ def print_report(res: dict[str, Any]) -> None:
     if comps:
         print()
         cw = max(len(c.label) for c in comps) + 2
-        print(f"{'comparison':{cw}s}{'baseline':>11s}{'memorywire':>12s}{'ratio':>16s}  {'target':24s}result")
+        print(
+            f"{'comparison':{cw}s}{'baseline':>11s}{'memorywire':>12s}{'ratio':>16s}  "
+            f"{'target':24s}result"
+        )
         for c in comps:
             ok = {True: "PASS", False: "FAIL", None: "-"}[c.ok]
-            print(f"{c.label:{cw}s}{c.baseline.median_us:11.2f}{c.subject.median_us:12.2f}"
-                  f"{c.ratio_text():>16s}  {c.target_text():24s}{ok}")
+            print(
+                f"{c.label:{cw}s}{c.baseline.median_us:11.2f}{c.subject.median_us:12.2f}"
+                f"{c.ratio_text():>16s}  {c.target_text():24s}{ok}"
+            )
         notes = [f"{c.label[:3]} {c.note}" for c in comps if c.note]
         for n in notes:
             print(f"  {n}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
     p.add_argument("-n", type=int, default=10_000, help="number of records (default 10000)")
-    p.add_argument("--embeddings", type=int, default=0, metavar="DIM",
-                   help="add one embedding of DIM float32 values to every record (e.g. 768)")
-    p.add_argument("--repeat", type=int, default=5, help="rounds per path; the median is reported (default 5)")
-    p.add_argument("--min-time", type=float, default=0.2,
-                   help="seconds a round lasts at least; fast paths loop over the records (default 0.2)")
-    p.add_argument("--round-budget", type=float, default=2.0,
-                   help="seconds one pass of a slow baseline may take; beyond it both sides of the "
-                        "comparison run on the same evenly spread subsample (default 2.0)")
+    p.add_argument(
+        "--embeddings",
+        type=int,
+        default=0,
+        metavar="DIM",
+        help="add one embedding of DIM float32 values to every record (e.g. 768)",
+    )
+    p.add_argument(
+        "--repeat", type=int, default=5, help="rounds per path; the median is reported (default 5)"
+    )
+    p.add_argument(
+        "--min-time",
+        type=float,
+        default=0.2,
+        help="seconds a round lasts at least; fast paths loop over the records (default 0.2)",
+    )
+    p.add_argument(
+        "--round-budget",
+        type=float,
+        default=2.0,
+        help="seconds one pass of a slow baseline may take; beyond it both sides of the "
+        "comparison run on the same evenly spread subsample (default 2.0)",
+    )
     p.add_argument("--seed", type=int, default=corpus.DEFAULT_SEED, help="corpus seed")
-    p.add_argument("--skip-info", action="store_true",
-                   help="time only what the comparisons need, not the informational rows")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON instead of a table")
+    p.add_argument(
+        "--skip-info",
+        action="store_true",
+        help="time only what the comparisons need, not the informational rows",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print machine-readable JSON instead of a table"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     args = p.parse_args(argv)
     if args.n < 1 or args.repeat < 1:

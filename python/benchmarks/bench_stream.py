@@ -10,21 +10,22 @@ generation nor this parent counts: the child reports records per second and
 its peak resident set size (resource.getrusage(RUSAGE_SELF).ru_maxrss), both
 after its imports and at the end. Target: peak memory under 150 MB.
 
-The child uses memorywire's streaming API (memorywire.stream) when it exists:
-a read function yielding the documents of a JSON Lines stream, each written as a
-varint-length-delimited memorywire.protobuf.encode message (or by the module's
-own delimited writer if it has one). Without it, the child iterates the lines and
-calls memorywire.convert(line, source="json", target="protobuf") per line.
+The child uses memorywire's streaming API when it exists:
+memorywire.stream.read(fp, "json") yields the documents of the JSON Lines file
+and memorywire.stream.Writer(out, "protobuf") writes each one as canonical,
+varint-length-delimited Protobuf (--mode stream). Without it (or with --mode
+convert) the child iterates the lines and calls
+memorywire.convert(line, source="json", target="protobuf") per line.
 
 Usage:
 
-    python bench_stream.py [-n 1000000] [--embeddings DIM] [--repeat 1] [--mode auto|stream|convert] [--json]
+    python bench_stream.py [-n 1000000] [--embeddings DIM] [--repeat 1]
+                           [--mode auto|stream|convert] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import statistics
@@ -32,21 +33,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 HERE = Path(__file__).resolve().parent
 TARGET_MB = 150.0
 
-# Names tried, in order, for the reading side of memorywire.stream.
-_READ_NAMES = ("read_jsonl", "iter_jsonl", "read_json_lines", "iter_json_lines", "read_json", "iter_json",
-               "read", "iter_documents", "read_documents")
-_WRITE_NAMES = ("write_delimited", "write_protobuf", "write_length_delimited", "write_protobuf_delimited")
-
-
 # ---------------------------------------------------------------------------
 # The child: converts one file and reports.
+
 
 def _varint(n: int) -> bytes:
     out = bytearray()
@@ -67,62 +63,29 @@ def _maxrss_bytes() -> int:
     return rss if sys.platform == "darwin" else rss * 1024  # kilobytes on Linux
 
 
-def _call_reader(fn: Callable[..., Any], fp: BinaryIO) -> Iterator[Any]:
-    """Call a memorywire.stream reader with a JSON Lines file, whatever its keywords."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        params = {}  # type: ignore[assignment]
-    kwargs: dict[str, Any] = {}
-    for key in ("encoding", "format", "source"):
-        if key in params:
-            kwargs[key] = "json"
-    it: Iterator[Any] = fn(fp, **kwargs)
-    return it
-
-
 def _stream_strategy(out: BinaryIO) -> tuple[str, Callable[[BinaryIO], int]] | None:
-    """The conversion through memorywire.stream, or None when the module has no usable reader."""
+    """The conversion through memorywire.stream, or None when it does not exist.
+
+    memorywire.stream.read(fp, "json") yields (position, document) pairs of a
+    JSON Lines stream; memorywire.stream.Writer(out, "protobuf") writes each
+    document as canonical, varint-length-delimited Protobuf.
+    """
     try:
-        import memorywire.stream as st  # type: ignore[import-not-found,unused-ignore]
+        from memorywire import stream as st
     except ImportError:
         return None
-    reader = next(((n, getattr(st, n)) for n in _READ_NAMES if callable(getattr(st, n, None))), None)
-    if reader is None:
+    if not (callable(getattr(st, "read", None)) and callable(getattr(st, "Writer", None))):
         return None
-    rname, read = reader
-    import memorywire.protobuf as mwpb  # type: ignore[import-not-found,unused-ignore]
 
-    writer = next(((n, getattr(st, n)) for n in _WRITE_NAMES if callable(getattr(st, n, None))), None)
-
-    def per_doc(fp: BinaryIO) -> int:
-        encode = mwpb.encode
-        write = out.write
-        count = 0
-        for doc in _call_reader(read, fp):
-            data = encode(doc)
-            write(_varint(len(data)))
-            write(data)
-            count += 1
+    def convert(fp: BinaryIO) -> int:
+        writer = st.Writer(out, "protobuf")
+        write = writer.write
+        for _position, doc in st.read(fp, "json"):
+            write(doc)
+        count: int = writer.count
         return count
 
-    if writer is None:
-        return f"memorywire.stream.{rname} + memorywire.protobuf.encode (varint-delimited)", per_doc
-
-    wname, write_fn = writer
-
-    def with_writer(fp: BinaryIO) -> int:
-        counter = [0]
-
-        def counted() -> Iterator[Any]:
-            for doc in _call_reader(read, fp):
-                counter[0] += 1
-                yield doc
-
-        write_fn(out, counted())
-        return counter[0]
-
-    return f"memorywire.stream.{rname} + memorywire.stream.{wname}", with_writer
+    return 'memorywire.stream.read(fp, "json") + memorywire.stream.Writer(out, "protobuf")', convert
 
 
 def _convert_strategy(out: BinaryIO) -> tuple[str, Callable[[BinaryIO], int]]:
@@ -156,13 +119,9 @@ def child(input_path: str, output_path: str, mode: str) -> int:
     with open(output_path, "wb", buffering=1 << 20) as out:
         strategy = None
         if mode in ("auto", "stream"):
-            try:
-                import memorywire.protobuf  # noqa: F401
-            except ImportError:
-                pass
             strategy = _stream_strategy(out)
             if strategy is None and mode == "stream":
-                raise SystemExit("memorywire.stream has no usable read function")
+                raise SystemExit("memorywire.stream (read and Writer) is not available")
         if strategy is None:
             strategy = _convert_strategy(out)
         name, fn = strategy
@@ -173,16 +132,25 @@ def child(input_path: str, output_path: str, mode: str) -> int:
         out.flush()
         elapsed = time.perf_counter() - t0
     rss_peak = _maxrss_bytes()
-    print(json.dumps({
-        "strategy": name, "records": count, "seconds": elapsed,
-        "input_bytes": os.path.getsize(input_path), "output_bytes": os.path.getsize(output_path),
-        "rss_after_imports": rss_start, "rss_peak": rss_peak,
-    }))
+    print(
+        json.dumps(
+            {
+                "strategy": name,
+                "records": count,
+                "seconds": elapsed,
+                "input_bytes": os.path.getsize(input_path),
+                "output_bytes": os.path.getsize(output_path),
+                "rss_after_imports": rss_start,
+                "rss_peak": rss_peak,
+            }
+        )
+    )
     return 0
 
 
 # ---------------------------------------------------------------------------
 # The parent: generates (or reuses) the corpus, runs the child, reports.
+
 
 def ensure_corpus(n: int, embeddings: int, seed: int, cache_dir: Path, quiet: bool) -> Path:
     sys.path.insert(0, str(HERE))
@@ -192,6 +160,8 @@ def ensure_corpus(n: int, embeddings: int, seed: int, cache_dir: Path, quiet: bo
     path = cache_dir / f"records-n{n}-e{embeddings}-s{seed}-v{_corpus_version()}.jsonl"
     if path.exists():
         return path
+    for stale in cache_dir.glob(f"records-n{n}-e{embeddings}-s{seed}-v*.jsonl"):
+        stale.unlink()  # made by an older corpus.py
     if not quiet:
         print(f"generating {n} records into {path} ...", file=sys.stderr)
     t0 = time.perf_counter()
@@ -212,8 +182,17 @@ def _corpus_version() -> str:
 
 
 def run_child(input_path: Path, output_path: Path, mode: str) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--input", str(input_path),
-           "--output", str(output_path), "--mode", mode]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        "--input",
+        str(input_path),
+        "--output",
+        str(output_path),
+        "--mode",
+        mode,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
@@ -223,19 +202,41 @@ def run_child(input_path: Path, output_path: Path, mode: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
     p.add_argument("-n", type=int, default=1_000_000, help="number of records (default 1000000)")
-    p.add_argument("--embeddings", type=int, default=0, metavar="DIM", help="one embedding of DIM values per record")
+    p.add_argument(
+        "--embeddings",
+        type=int,
+        default=0,
+        metavar="DIM",
+        help="one embedding of DIM values per record",
+    )
     p.add_argument("--seed", type=int, default=20260509, help="corpus seed")
-    p.add_argument("--repeat", type=int, default=1, help="conversion runs; medians are reported (default 1)")
-    p.add_argument("--mode", choices=("auto", "stream", "convert"), default="auto",
-                   help="auto: memorywire.stream if it exists, else memorywire.convert per line")
-    p.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "memorywire-bench",
-                   help="where the generated JSON Lines file is cached")
-    p.add_argument("-o", "--output", type=Path,
-                   help="keep the length-delimited protobuf output here (default: a temporary file, removed)")
+    p.add_argument(
+        "--repeat", type=int, default=1, help="conversion runs; medians are reported (default 1)"
+    )
+    p.add_argument(
+        "--mode",
+        choices=("auto", "stream", "convert"),
+        default="auto",
+        help="auto: memorywire.stream if it exists, else memorywire.convert per line",
+    )
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "memorywire-bench",
+        help="where the generated JSON Lines file is cached",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="keep the length-delimited protobuf output here (default: a temporary file, removed)",
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -253,8 +254,11 @@ def main(argv: list[str] | None = None) -> int:
             r = run_child(input_path, output_path, args.mode)
             runs.append(r)
             if not args.quiet:
-                print(f"  run {i + 1}: {r['records'] / r['seconds']:,.0f} records/s, "
-                      f"peak RSS {r['rss_peak'] / 1e6:.1f} MB", file=sys.stderr)
+                print(
+                    f"  run {i + 1}: {r['records'] / r['seconds']:,.0f} records/s, "
+                    f"peak RSS {r['rss_peak'] / 1e6:.1f} MB",
+                    file=sys.stderr,
+                )
     finally:
         if args.output is None and output_path.exists():
             output_path.unlink()
@@ -267,14 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     first = runs[0]
     summary = {
         "environment": environment(),
-        "config": {"n": args.n, "embeddings": args.embeddings, "seed": args.seed, "repeat": args.repeat,
-                   "input": str(input_path)},
+        "config": {
+            "n": args.n,
+            "embeddings": args.embeddings,
+            "seed": args.seed,
+            "repeat": args.repeat,
+            "input": str(input_path),
+        },
         "strategy": first["strategy"],
         "records": first["records"],
         "input_bytes": first["input_bytes"],
         "output_bytes": first["output_bytes"],
         "records_per_second_median": statistics.median(rates),
-        "input_mb_per_second_median": statistics.median(r["input_bytes"] / r["seconds"] / 1e6 for r in runs),
+        "input_mb_per_second_median": statistics.median(
+            r["input_bytes"] / r["seconds"] / 1e6 for r in runs
+        ),
         "rss_after_imports_mb": max(r["rss_after_imports"] for r in runs) / 1e6,
         "rss_peak_mb": peak / 1e6,
         "target_rss_mb": TARGET_MB,
@@ -286,18 +297,29 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     env = summary["environment"]
     print(f"memorywire stream benchmark, {env['date']}")
-    print(f"  Python {env['python']} | protobuf {env['protobuf']} ({env['protobuf_api']}) | "
-          f"orjson {env['orjson']} | msgpack {env['msgpack']} | memorywire {env['memorywire']} {env['commit']}")
+    print(
+        f"  Python {env['python']} | protobuf {env['protobuf']} ({env['protobuf_api']}) | "
+        f"orjson {env['orjson']} | msgpack {env['msgpack']} | "
+        f"memorywire {env['memorywire']} {env['commit']}"
+    )
     print(f"  CPU {env['cpu']} ({env['cpus']} usable) | load {env['loadavg']}")
-    print(f"  input: {first['records']} records, {first['input_bytes'] / 1e6:.1f} MB JSON Lines "
-          f"(embeddings {args.embeddings or 'none'}) -> {first['output_bytes'] / 1e6:.1f} MB length-delimited protobuf")
+    print(
+        f"  input: {first['records']} records, {first['input_bytes'] / 1e6:.1f} MB JSON Lines "
+        f"(embeddings {args.embeddings or 'none'}) -> {first['output_bytes'] / 1e6:.1f} MB "
+        "length-delimited protobuf"
+    )
     print(f"  path: {first['strategy']}")
     print()
-    print(f"  throughput (median of {len(runs)}): {summary['records_per_second_median']:,.0f} records/s, "
-          f"{summary['input_mb_per_second_median']:.1f} MB/s of JSON")
+    print(
+        f"  throughput (median of {len(runs)}): "
+        f"{summary['records_per_second_median']:,.0f} records/s, "
+        f"{summary['input_mb_per_second_median']:.1f} MB/s of JSON"
+    )
     print(f"  RSS after imports: {summary['rss_after_imports_mb']:.1f} MB")
-    print(f"  peak RSS: {summary['rss_peak_mb']:.1f} MB   target < {TARGET_MB:.0f} MB   "
-          f"{'PASS' if summary['ok'] else 'FAIL'}")
+    print(
+        f"  peak RSS: {summary['rss_peak_mb']:.1f} MB   target < {TARGET_MB:.0f} MB   "
+        f"{'PASS' if summary['ok'] else 'FAIL'}"
+    )
     return 0
 
 

@@ -49,25 +49,74 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas" / "v1"
 
 _TOPICS = {
     "billing": (
-        "invoice", "refund", "subscription", "payment method", "credit card", "plan",
-        "billing cycle", "receipt", "charge", "discount code", "annual plan", "tax ID",
+        "invoice",
+        "refund",
+        "subscription",
+        "payment method",
+        "credit card",
+        "plan",
+        "billing cycle",
+        "receipt",
+        "charge",
+        "discount code",
+        "annual plan",
+        "tax ID",
     ),
     "travel": (
-        "flight", "hotel", "itinerary", "booking", "layover", "passport", "check-in",
-        "rental car", "boarding pass", "seat upgrade", "train ticket", "visa",
+        "flight",
+        "hotel",
+        "itinerary",
+        "booking",
+        "layover",
+        "passport",
+        "check-in",
+        "rental car",
+        "boarding pass",
+        "seat upgrade",
+        "train ticket",
+        "visa",
     ),
     "engineering": (
-        "deployment", "pull request", "unit test", "stack trace", "database migration",
-        "API key", "build pipeline", "memory leak", "feature flag", "latency", "cache",
-        "dependency", "Kubernetes cluster", "log file",
+        "deployment",
+        "pull request",
+        "unit test",
+        "stack trace",
+        "database migration",
+        "API key",
+        "build pipeline",
+        "memory leak",
+        "feature flag",
+        "latency",
+        "cache",
+        "dependency",
+        "Kubernetes cluster",
+        "log file",
     ),
     "research": (
-        "paper", "dataset", "benchmark", "citation", "survey", "experiment", "baseline",
-        "ablation", "preprint", "literature review", "figure", "appendix",
+        "paper",
+        "dataset",
+        "benchmark",
+        "citation",
+        "survey",
+        "experiment",
+        "baseline",
+        "ablation",
+        "preprint",
+        "literature review",
+        "figure",
+        "appendix",
     ),
     "health": (
-        "appointment", "prescription", "sleep schedule", "workout plan", "diet",
-        "blood pressure", "step count", "allergy", "vitamin D", "physiotherapy",
+        "appointment",
+        "prescription",
+        "sleep schedule",
+        "workout plan",
+        "diet",
+        "blood pressure",
+        "step count",
+        "allergy",
+        "vitamin D",
+        "physiotherapy",
     ),
 }
 
@@ -112,20 +161,53 @@ _FACT_TEMPLATES = (
 )
 
 _CITIES = (
-    "Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Santiago", "Melbourne",
-    "Zürich", "São Paulo", "Kraków", "Hanoi", "Reykjavík",
+    "Berlin",
+    "Lisbon",
+    "Osaka",
+    "Toronto",
+    "Nairobi",
+    "Santiago",
+    "Melbourne",
+    "Zürich",
+    "São Paulo",
+    "Kraków",
+    "Hanoi",
+    "Reykjavík",
 )
 _NAMES = (
-    "Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hiro", "Ines",
-    "Jonas", "Kavya", "Lena", "Mateo", "Nora", "Olu", "Priya",
+    "Alice",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Emeka",
+    "Farah",
+    "Goran",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kavya",
+    "Lena",
+    "Mateo",
+    "Nora",
+    "Olu",
+    "Priya",
 )
 _TENANTS = ("acme-corp", "globex", "initech", "umbrella-labs", "hooli", "stark-ind")
 _AGENTS = (
-    "support-agent", "planner", "researcher", "coder", "billing-bot", "travel-assistant",
-    "triage", "reviewer",
+    "support-agent",
+    "planner",
+    "researcher",
+    "coder",
+    "billing-bot",
+    "travel-assistant",
+    "triage",
+    "reviewer",
 )
-_TOOLS = {
-    "get_weather": lambda r: {"city": r.choice(_CITIES), "unit": r.choice(("celsius", "fahrenheit"))},
+_TOOLS: dict[str, Callable[[random.Random], Any]] = {
+    "get_weather": lambda r: {
+        "city": r.choice(_CITIES),
+        "unit": r.choice(("celsius", "fahrenheit")),
+    },
     "search_docs": lambda r: {"query": _phrase(r), "top_k": r.choice((3, 5, 10))},
     "lookup_invoice": lambda r: {"invoice_id": f"INV-{r.randrange(10000, 99999)}"},
     "create_ticket": lambda r: {
@@ -144,8 +226,10 @@ _TOOLS = {
         "passengers": r.randrange(1, 4),
     },
     "web_search": lambda r: {"q": _phrase(r)},
-    "read_file": lambda r: {"path": f"src/{r.choice(('api', 'core', 'db', 'ui'))}/"
-                            f"{r.choice(('main', 'utils', 'models', 'handlers'))}.py"},
+    "read_file": lambda r: {
+        "path": f"src/{r.choice(('api', 'core', 'db', 'ui'))}/"
+        f"{r.choice(('main', 'utils', 'models', 'handlers'))}.py"
+    },
 }
 _SITES = (
     ("https://docs.example.com/guide/{s}", "Guide: {t}"),
@@ -314,7 +398,9 @@ class CorpusGenerator:
         payload_maker: Callable[[dict[str, Any]], Any] = getattr(self, "_" + kind)
         rec[kind] = payload_maker(rec)
 
-        if (kind in ("message", "tool_call", "tool_result") and r.random() < 0.6) or r.random() < 0.1:
+        if (
+            kind in ("message", "tool_call", "tool_result") and r.random() < 0.6
+        ) or r.random() < 0.1:
             routing: dict[str, Any] = {"agent": s["agent"]}
             if r.random() < 0.25:
                 routing["caller_agent"] = r.choice([a for a in _AGENTS if a != s["agent"]])
@@ -326,7 +412,9 @@ class CorpusGenerator:
             link_type = {"summary": "summarizes"}.get(
                 kind, r.choice(("responds_to", "derived_from", "references", "supersedes"))
             )
-            targets = rec["summary"]["covers"][:3] if kind == "summary" else [r.choice(self.recent_ids)]
+            targets = (
+                rec["summary"]["covers"][:3] if kind == "summary" else [r.choice(self.recent_ids)]
+            )
             rec["links"] = [{"type": link_type, "target": t} for t in targets]
 
         lifecycle: dict[str, Any] = {}
@@ -360,7 +448,9 @@ class CorpusGenerator:
                 origin, r.choice(("unverified", "verified"))
             )
             if r.random() < 0.12:
-                prov["content_hash"] = "sha256:" + hashlib.sha256(canonical_json(rec[kind])).hexdigest()
+                prov["content_hash"] = (
+                    "sha256:" + hashlib.sha256(canonical_json(rec[kind])).hexdigest()
+                )
             if kind in ("fact", "episode") and r.random() < 0.5:
                 prov["actor"] = s["agent"]
             rec["provenance"] = prov
@@ -380,7 +470,9 @@ class CorpusGenerator:
             if meta:
                 rec["metadata"] = meta
         if r.random() < 0.12:
-            rec["tags"] = r.sample(("important", "todo", "followup", s["topic"], "reviewed", "pii"), r.randint(1, 2))
+            rec["tags"] = r.sample(
+                ("important", "todo", "followup", s["topic"], "reviewed", "pii"), r.randint(1, 2)
+            )
         if r.random() < 0.03:
             rec["extensions"] = {"example.com.priority": r.randrange(1, 5)}
         if kind == "message" and r.random() < 0.03:
@@ -447,21 +539,29 @@ class CorpusGenerator:
         if role == "user":
             if r.random() < 0.3:
                 msg["name"] = r.choice(_NAMES)
-            content.append(self._text_part(self._sentences(_USER_TEMPLATES, 1, 1 if r.random() < 0.7 else 2)))
+            content.append(
+                self._text_part(self._sentences(_USER_TEMPLATES, 1, 1 if r.random() < 0.7 else 2))
+            )
             if r.random() < 0.12:
                 content.append(self._text_part(self._sentences(_USER_TEMPLATES, 1, 1)))
             if r.random() < 0.05:
-                content.append({"image": {
-                    "uri": f"https://files.example.com/u/{r.getrandbits(48):012x}.png",
-                    "media_type": "image/png",
-                    "detail": "auto",
-                }})
+                content.append(
+                    {
+                        "image": {
+                            "uri": f"https://files.example.com/u/{r.getrandbits(48):012x}.png",
+                            "media_type": "image/png",
+                            "detail": "auto",
+                        }
+                    }
+                )
         elif role == "assistant":
             msg["name"] = self.session["agent"]
             if r.random() < 0.5:
                 msg["status"] = "completed"
             if r.random() < 0.03:
-                content.append({"reasoning": {"summary": [self._fill("Check the {a} first, then the {b}.")]}})
+                content.append(
+                    {"reasoning": {"summary": [self._fill("Check the {a} first, then the {b}.")]}}
+                )
             if r.random() < 0.35:
                 if r.random() < 0.4:
                     content.append(self._text_part(self._fill("Let me look up the {a} for you.")))
@@ -474,32 +574,49 @@ class CorpusGenerator:
                     url, title = r.choice(_SITES)
                     a, _ = self._words()
                     start = r.randrange(0, max(1, len(text) - 20))
-                    part["text"]["annotations"] = [{
-                        "type": "url_citation",
-                        "url": url.format(s=_slug(a), n=r.randrange(10, 99), m=r.randrange(10000)),
-                        "title": title.format(t=a.capitalize()),
-                        "start_index": start,
-                        "end_index": min(len(text), start + r.randrange(10, 60)),
-                    }]
+                    part["text"]["annotations"] = [
+                        {
+                            "type": "url_citation",
+                            "url": url.format(
+                                s=_slug(a), n=r.randrange(10, 99), m=r.randrange(10000)
+                            ),
+                            "title": title.format(t=a.capitalize()),
+                            "start_index": start,
+                            "end_index": min(len(text), start + r.randrange(10, 60)),
+                        }
+                    ]
                 content.append(part)
                 if r.random() < 0.1:
                     content.append(self._text_part(self._fill("Anything else about the {a}?")))
                 if r.random() < 0.05:
-                    msg["citations"] = [{"type": "file_citation", "file_id": f"file-{r.getrandbits(64):016x}",
-                                         "filename": f"{self._words()[0].replace(' ', '_')}.pdf", "index": 0}]
+                    msg["citations"] = [
+                        {
+                            "type": "file_citation",
+                            "file_id": f"file-{r.getrandbits(64):016x}",
+                            "filename": f"{self._words()[0].replace(' ', '_')}.pdf",
+                            "index": 0,
+                        }
+                    ]
                 if r.random() < 0.2:
                     msg["phase"] = "final_answer"
         elif role == "tool":
             call_id, name = self._take_call()
-            tr: dict[str, Any] = {"call_id": call_id, "name": name, "output": self._tool_output(name)}
+            tr: dict[str, Any] = {
+                "call_id": call_id,
+                "name": name,
+                "output": self._tool_output(name),
+            }
             if r.random() < 0.5:
                 tr["status"] = "success"
             content.append({"tool_result": tr})
         else:
-            content.append(self._text_part(
-                f"You are {self.session['agent']}, a helpful assistant for {self.session['tenant']}. "
-                f"Answer questions about {self.session['topic']} briefly and cite your sources."
-            ))
+            content.append(
+                self._text_part(
+                    f"You are {self.session['agent']}, "
+                    f"a helpful assistant for {self.session['tenant']}. "
+                    f"Answer questions about {self.session['topic']} briefly and cite your sources."
+                )
+            )
         msg["content"] = content
         return msg
 
@@ -511,15 +628,26 @@ class CorpusGenerator:
     def _tool_output(self, name: str) -> str:
         r = self.r
         if name == "get_weather":
-            out: Any = {"temperature": round(r.uniform(-10, 35), 1), "conditions": r.choice(("sunny", "rain", "cloudy"))}
+            out: Any = {
+                "temperature": round(r.uniform(-10, 35), 1),
+                "conditions": r.choice(("sunny", "rain", "cloudy")),
+            }
         elif name in ("search_docs", "web_search"):
-            out = [{"title": self._fill("About the {a}"), "score": round(r.uniform(0.2, 1.0), 3)}
-                   for _ in range(r.randint(1, 3))]
+            out = [
+                {"title": self._fill("About the {a}"), "score": round(r.uniform(0.2, 1.0), 3)}
+                for _ in range(r.randint(1, 3))
+            ]
         elif name == "lookup_invoice":
-            out = {"status": r.choice(("paid", "open", "overdue")), "amount": round(r.uniform(5, 900), 2),
-                   "currency": r.choice(("EUR", "USD", "BRL"))}
+            out = {
+                "status": r.choice(("paid", "open", "overdue")),
+                "amount": round(r.uniform(5, 900), 2),
+                "currency": r.choice(("EUR", "USD", "BRL")),
+            }
         elif name == "run_sql":
-            out = [[r.randrange(1, 10**6), r.choice(("shipped", "pending", "cancelled"))] for _ in range(r.randint(1, 4))]
+            out = [
+                [r.randrange(1, 10**6), r.choice(("shipped", "pending", "cancelled"))]
+                for _ in range(r.randint(1, 4))
+            ]
         else:
             out = {"ok": True, "id": f"{r.getrandbits(40):010x}"}
         return json.dumps(out, ensure_ascii=False)
@@ -536,10 +664,18 @@ class CorpusGenerator:
             res["status"] = "success"
         else:
             res["status"] = "error"
-            res["error"] = r.choice(("timeout after 30s", "HTTP 503 Service Unavailable",
-                                     "permission denied", "invalid arguments: missing field"))
+            res["error"] = r.choice(
+                (
+                    "timeout after 30s",
+                    "HTTP 503 Service Unavailable",
+                    "permission denied",
+                    "invalid arguments: missing field",
+                )
+            )
             if r.random() < 0.5:
-                res["stderr"] = "Traceback (most recent call last):\n  ...\nRuntimeError: " + res["error"]
+                res["stderr"] = (
+                    "Traceback (most recent call last):\n  ...\nRuntimeError: " + res["error"]
+                )
         res["duration_micros"] = r.randrange(2_000, 5_000_000)
         if r.random() < 0.1:
             res["artifact"] = {"rows": r.randrange(0, 500), "cached": r.random() < 0.5}
@@ -566,7 +702,9 @@ class CorpusGenerator:
         r = self.r
         start = self.clock - r.randrange(60, 86_400) * 1_000_000
         ep: dict[str, Any] = {
-            "text": self._fill(r.choice(_NAMES) + " and the agent worked on the {a}; the {b} was fixed."),
+            "text": self._fill(
+                r.choice(_NAMES) + " and the agent worked on the {a}; the {b} was fixed."
+            ),
             "event_time": _timestamp(start),
         }
         if r.random() < 0.6:
@@ -594,13 +732,20 @@ class CorpusGenerator:
         r = self.r
         label = r.choice(("human", "persona", "system/persona", "project", "preferences"))
         if label == "human":
-            value = (f"Name: {r.choice(_NAMES)}. Lives in {r.choice(_CITIES)}. "
-                     + self._fill("Interested in the {a} and the {b}."))
+            value = f"Name: {r.choice(_NAMES)}. Lives in {r.choice(_CITIES)}. " + self._fill(
+                "Interested in the {a} and the {b}."
+            )
         elif label.endswith("persona"):
-            value = f"I am {self.session['agent']}. I am concise, friendly and I always cite sources."
+            value = (
+                f"I am {self.session['agent']}. I am concise, friendly and I always cite sources."
+            )
         else:
             value = self._fill("Current focus: the {a}. Known issue: the {b}.")
-        block: dict[str, Any] = {"label": label, "value": value, "limit": r.choice((2000, 5000, 8000))}
+        block: dict[str, Any] = {
+            "label": label,
+            "value": value,
+            "limit": r.choice((2000, 5000, 8000)),
+        }
         if label.endswith("persona"):
             block["read_only"] = True
         if r.random() < 0.3:
@@ -633,18 +778,22 @@ class CorpusGenerator:
         r = self.r
         sentiment = r.choice(("positive", "negative", "neutral", "mixed"))
         valence = {"positive": 0.6, "negative": -0.6, "neutral": 0.0, "mixed": 0.1}[sentiment]
+        mood = "happy" if valence > 0.3 else "frustrated" if valence < -0.3 else "calm"
         a, _ = self._words()
         emo: dict[str, Any] = {
-            "text": f"The user sounded {'happy' if valence > 0.3 else 'frustrated' if valence < -0.3 else 'calm'} "
-                    f"about the {a}.",
+            "text": f"The user sounded {mood} about the {a}.",
             "sentiment": sentiment,
             "valence": round(max(-1.0, min(1.0, valence + r.uniform(-0.3, 0.3))), 2),
             "arousal": round(r.uniform(0.05, 0.95), 2),
             "target": a,
         }
         if r.random() < 0.6:
-            emo["emotion"] = {"positive": "joy", "negative": "frustration", "neutral": "calm",
-                              "mixed": "ambivalence"}[sentiment]
+            emo["emotion"] = {
+                "positive": "joy",
+                "negative": "frustration",
+                "neutral": "calm",
+                "mixed": "ambivalence",
+            }[sentiment]
         return emo
 
     def _custom(self, rec: dict[str, Any]) -> dict[str, Any]:
@@ -654,8 +803,12 @@ class CorpusGenerator:
         return {
             "type": "langgraph.item",
             "schema": "https://example.com/schemas/memory-item.json",
-            "value": {"content": self._fill("Remember the {a} for later."),
-                      "importance": r.randrange(1, 6), "related": [b], "done": False},
+            "value": {
+                "content": self._fill("Remember the {a} for later."),
+                "importance": r.randrange(1, 6),
+                "related": [b],
+                "done": False,
+            },
         }
 
 
@@ -666,19 +819,24 @@ def _cumulative(weights: Iterable[float]) -> Iterator[float]:
         yield total
 
 
-def generate(n: int = 10_000, *, seed: int = DEFAULT_SEED, embeddings: int = 0) -> Iterator[dict[str, Any]]:
+def generate(
+    n: int = 10_000, *, seed: int = DEFAULT_SEED, embeddings: int = 0
+) -> Iterator[dict[str, Any]]:
     """Yield n records; the same arguments give the same records."""
     gen = CorpusGenerator(seed=seed, embeddings=embeddings)
     for _ in range(n):
         yield gen.record()
 
 
-def corpus(n: int = 10_000, *, seed: int = DEFAULT_SEED, embeddings: int = 0) -> list[dict[str, Any]]:
+def corpus(
+    n: int = 10_000, *, seed: int = DEFAULT_SEED, embeddings: int = 0
+) -> list[dict[str, Any]]:
     return list(generate(n, seed=seed, embeddings=embeddings))
 
 
 # ---------------------------------------------------------------------------
 # Encoding and validation.
+
 
 def dumps_json(doc: dict[str, Any]) -> bytes:
     """Compact JSON (not necessarily canonical) of one document."""
@@ -727,7 +885,7 @@ def write_stream(docs: Iterable[dict[str, Any]], fmt: str, out: BinaryIO) -> int
 
 def schema_validator(schema_dir: Path = SCHEMA_DIR) -> Any:
     """A precompiled Draft 2020-12 validator of the record-document schema."""
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
     from referencing import Registry, Resource
 
     resources = []
@@ -753,10 +911,12 @@ def memorywire_validate() -> Callable[[dict[str, Any]], None] | None:
             return None
     if not callable(fn):  # the submodule, not the function
         fn = getattr(fn, "validate", None)
-    return fn  # type: ignore[no-any-return]
+    return fn  # type: ignore[no-any-return,unused-ignore]
 
 
-def validate_all(docs: Iterable[dict[str, Any]], *, use: str = "auto") -> tuple[str, int, list[str]]:
+def validate_all(
+    docs: Iterable[dict[str, Any]], *, use: str = "auto"
+) -> tuple[str, int, list[str]]:
     """Validate every document; returns (validator used, count, error strings)."""
     mw = memorywire_validate() if use in ("auto", "memorywire") else None
     if use == "memorywire" and mw is None:
@@ -777,8 +937,10 @@ def validate_all(docs: Iterable[dict[str, Any]], *, use: str = "auto") -> tuple[
         for i, doc in enumerate(docs):
             count += 1
             for err in v.iter_errors(doc):
-                errors.append(f"record {i} ({doc.get('kind')}): /{'/'.join(map(str, err.absolute_path))}: "
-                              f"{err.message[:200]}")
+                errors.append(
+                    f"record {i} ({doc.get('kind')}): /{'/'.join(map(str, err.absolute_path))}: "
+                    f"{err.message[:200]}"
+                )
     return name, count, errors
 
 
@@ -790,28 +952,44 @@ def _stats(docs: list[dict[str, Any]]) -> None:
     kinds = Counter(d["kind"] for d in docs)
     roles = Counter(d["message"]["role"] for d in docs if d["kind"] == "message")
     q = statistics.quantiles(sizes, n=20) if len(sizes) > 1 else sizes * 19
-    print(f"records: {len(docs)}  JSON bytes: total {sum(sizes)}, mean {statistics.fmean(sizes):.0f}, "
-          f"median {statistics.median(sizes):.0f}, p5 {q[0]:.0f}, p95 {q[-1]:.0f}, max {max(sizes)}")
+    print(
+        f"records: {len(docs)}  JSON bytes: total {sum(sizes)}, "
+        f"mean {statistics.fmean(sizes):.0f}, "
+        f"median {statistics.median(sizes):.0f}, p5 {q[0]:.0f}, p95 {q[-1]:.0f}, max {max(sizes)}"
+    )
     in_range = sum(300 <= s <= 600 for s in sizes)
     print(f"300..600 bytes: {in_range / len(sizes):.0%}")
     for k, c in kinds.most_common():
-        ks = [s for s, d in zip(sizes, docs) if d["kind"] == k]
+        ks = [s for s, d in zip(sizes, docs, strict=True) if d["kind"] == k]
         print(f"  {k:12s} {c:7d} {c / len(docs):6.1%}  median {statistics.median(ks):.0f} B")
     print("  message roles:", dict(roles.most_common()))
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("-n", type=int, default=10_000, help="number of records (default 10000)")
-    p.add_argument("--embeddings", type=int, default=0, metavar="DIM",
-                   help="add one embedding of DIM float32 values to every record")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--embeddings",
+        type=int,
+        default=0,
+        metavar="DIM",
+        help="add one embedding of DIM float32 values to every record",
+    )
+    p.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
     p.add_argument("--format", choices=("jsonl", "msgpack", "protobuf"), default="jsonl")
     p.add_argument("-o", "--output", help="output file (default: standard output)")
-    p.add_argument("--validate", choices=("auto", "memorywire", "jsonschema"), nargs="?", const="auto",
-                   help="validate every record (memorywire.validate if it exists, else jsonschema) "
-                        "and write nothing unless -o is given")
+    p.add_argument(
+        "--validate",
+        choices=("auto", "memorywire", "jsonschema"),
+        nargs="?",
+        const="auto",
+        help="validate every record (memorywire.validate if it exists, else jsonschema) "
+        "and write nothing unless -o is given",
+    )
     p.add_argument("--stats", action="store_true", help="print sizes and kinds, write nothing")
     args = p.parse_args(argv)
     if args.embeddings < 0 or args.embeddings > 65536:

@@ -13,9 +13,11 @@ The adapters follow the rules of primer section 4:
 - the record id is the framework's id when it has one, otherwise a name-based
   UUID (``urn:uuid:``) that lives only in memorywire and is dropped on the way
   back;
-- every framework member that has a neutral field goes there; every other
-  member goes into ``native.record`` verbatim, in the same place in the
-  structure (per list element where a list was mapped element by element);
+- every framework member that has a neutral field goes there; the members
+  that core.md names an extension for (Agency Swarm ``message_origin`` and
+  ``history_protocol``) go into ``extensions``; every other member goes into
+  ``native.record`` verbatim, in the same place in the structure (per list
+  element where a list was mapped element by element);
 - insertion order travels in ``sequence``; the way back sorts by it;
 - the framework's own member order is restored from the order the framework
   writes its members in. The order of keys inside user data (a Value map, such
@@ -341,7 +343,7 @@ def responses_from_memorywire(records: list[Record]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------
 
 AGENCY_CHAT = "chat_12b8880a56f5a511"
-AGENCY_NATIVE = {"framework": "agency-swarm", "framework_version": "1.11.0"}
+AGENCY_NATIVE = {"framework": "agency-swarm", "framework_version": "1.11.0", "format": "responses"}
 # MessageFormatter.add_agency_metadata writes these after the item's own members.
 AGENCY_METADATA_ORDER = (
     "agent",
@@ -361,6 +363,7 @@ AGENCY_MAPPED = {
     "parent_run_id",
     "run_trace_id",
     "history_protocol",
+    "message_origin",
 }
 CITATION_ORDER = ("file_id", "filename", "index", "type", "method", "text")
 
@@ -388,10 +391,12 @@ def agency_to_memorywire(
             routing["parent_run"] = message["parent_run_id"]
         if "run_trace_id" in message:
             routing["trace_id"] = message["run_trace_id"]
-        native = dict(AGENCY_NATIVE)
-        if "history_protocol" in message:
-            native["format"] = message["history_protocol"]
-        native["record"] = residue
+        # core.md 6.2: message_origin and history_protocol are extensions.
+        extensions = {
+            f"agency-swarm.{key}": message[key]
+            for key in ("history_protocol", "message_origin")
+            if key in message
+        }
         record: Record = {
             "specversion": SPECVERSION,
             "id": record_id,
@@ -401,8 +406,10 @@ def agency_to_memorywire(
             "created_at": timestamp_from_micros(message["timestamp"]),
             **body,
             "routing": routing,
-            "native": native,
+            "native": {**AGENCY_NATIVE, "record": residue},
         }
+        if extensions:
+            record["extensions"] = extensions
         records.append(record)
     return records
 
@@ -410,10 +417,10 @@ def agency_to_memorywire(
 def agency_from_memorywire(records: list[Record]) -> list[dict[str, Any]]:
     messages = []
     for record in sorted_by_sequence(records):
-        native = record["native"]
-        residue = copy.deepcopy(native["record"])
+        residue = copy.deepcopy(record["native"]["record"])
+        extensions = record.get("extensions", {})
         citation_residues = residue.pop("citations", None)
-        origin = residue.pop("message_origin", None)
+        origin = extensions.get("agency-swarm.message_origin")
         added_type = None
         if record["kind"] == "message" and is_generated(record["id"]):
             # Agency Swarm appends "type": "message" after its metadata when
@@ -435,8 +442,8 @@ def agency_from_memorywire(records: list[Record]) -> list[dict[str, Any]]:
             metadata["parent_run_id"] = record["routing"]["parent_run"]
         if "trace_id" in record["routing"]:
             metadata["run_trace_id"] = record["routing"]["trace_id"]
-        if "format" in native:
-            metadata["history_protocol"] = native["format"]
+        if "agency-swarm.history_protocol" in extensions:
+            metadata["history_protocol"] = extensions["agency-swarm.history_protocol"]
         metadata["timestamp"] = micros_from_timestamp(record["created_at"])
         message = dict(item)
         if citation_residues is not None:
@@ -642,7 +649,7 @@ def reverse_sequence(record: Record) -> None:
 
 
 def drop_message_origin(record: Record) -> None:
-    record["native"]["record"].pop("message_origin", None)
+    record.get("extensions", {}).pop("agency-swarm.message_origin", None)
 
 
 def drop_expiry(record: Record) -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from memorywire import _compiled
 from memorywire import _model as m
 from memorywire import validation as _validate
-from memorywire.errors import ValidationError, decode_error
+from memorywire.errors import UnrepresentableError, ValidationError, Violation, decode_error
 from memorywire.limits import Limits
 
 DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
@@ -18,14 +19,34 @@ def check_size(data: bytes, limits: Limits) -> None:
                            f"{len(data)} bytes; the limit is {limits.max_document_bytes}")
 
 
-def validated(doc: Any, type_name: str, limits: Limits) -> Any:
-    """Run the validator; raise on the first violation, return the walk."""
-    walk = _validate.run(doc, type_name, limits)
+def raise_errors(walk: Any) -> None:
     if walk.errors:
         first = walk.errors[0]
         raise ValidationError(first.reason, first.message, walk.errors)
+
+
+def validated(doc: Any, type_name: str, limits: Limits) -> Any:
+    """Run the validator; raise on the first violation, return the walk."""
+    walk = _validate.run(doc, type_name, limits)
+    raise_errors(walk)
     return walk
+
+
+def refuse_unknown(walk: Any, target: str) -> None:
+    """Unknown members of a newer minor version cannot cross into another
+    encoding without being lost; say so rather than drop them."""
+    if walk.unknown:
+        raise UnrepresentableError(
+            "UNREPRESENTABLE",
+            f"{walk.unknown[0]} is unknown to this reader; writing it as {target} would lose it",
+            [Violation(p, "UNREPRESENTABLE", "unknown member of a newer minor version")
+             for p in walk.unknown],
+        )
 
 
 def info(type_name: str) -> m.MessageInfo:
     return m.message(type_name)
+
+
+def function(job: str, type_name: str) -> Any:
+    return _compiled.function(job, type_name)

@@ -8,7 +8,7 @@ from memorywire import json as _json
 from memorywire import msgpack as _msgpack
 from memorywire import protobuf as _protobuf
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import UnrepresentableError, Violation
+from memorywire._document import refuse_unknown
 from memorywire.limits import Limits
 
 ENCODINGS = ("json", "msgpack", "protobuf")
@@ -23,26 +23,31 @@ def module(encoding: str) -> Any:
         raise ValueError(f"unknown encoding {encoding!r}; one of {', '.join(ENCODINGS)}") from None
 
 
+_decoders: dict[tuple[str, str], Any] = {}
+_encoders: dict[tuple[str, str], Any] = {}
+
+
 def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
             limits: Limits | None = None) -> bytes:
     """Decode a document from one encoding and write it, canonical, in another.
 
-    Conversion never loses content silently: a document of a newer minor
-    version whose unknown members the target cannot carry fails with
-    UnrepresentableError.
+    The document is validated once. Conversion never loses content silently:
+    a document of a newer minor version whose unknown members the target
+    encoding cannot carry fails with UnrepresentableError.
     """
-    doc = module(source).decode(data, type=type, limits=limits)
+    if limits is not None:
+        decoder = module(source).Decoder(type, limits=limits)
+    else:
+        decoder = _decoders.get((source, type))
+        if decoder is None:
+            decoder = _decoders[(source, type)] = module(source).Decoder(type)
+    doc, walk = decoder.decode_walk(data)
     if source != target:
-        from memorywire import validation as validate
-
-        unknown = validate.run(doc, type).unknown
-        if unknown:
-            raise UnrepresentableError(
-                "UNREPRESENTABLE",
-                f"{unknown[0]} is unknown to this reader; converting it to {target} would lose it",
-                [Violation(p, "UNREPRESENTABLE", "unknown member of a newer minor version") for p in unknown],
-            )
-    return module(target).encode(doc, type=type)  # type: ignore[no-any-return]
+        refuse_unknown(walk, target)
+    encoder = _encoders.get((target, type))
+    if encoder is None:
+        encoder = _encoders[(target, type)] = module(target).Encoder(type)
+    return encoder.encode_valid(doc)  # type: ignore[no-any-return]
 
 
 def detect_encoding(data: bytes) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from memorywire import _codec, _document
+from memorywire import _document
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import ValidationError, decode_error, escape_token
@@ -25,8 +25,15 @@ __all__ = ["Decoder", "Encoder", "decode", "encode"]
 # A member separator: the closing quote of a key, optional whitespace, a colon.
 _SEPARATOR = re.compile(rb'"[ \t\n\r]*:')
 _ESCAPED_SEPARATOR = re.compile(rb'\\"[ \t\n\r]*:')
-# An integer token too long for orjson to keep exact.
-_LONG_INTEGER = re.compile(rb"(?<![.\d])\d{19,}(?![.\deE])")
+_SPACE_AFTER_QUOTE = re.compile(rb'"[ \t\n\r]')
+
+
+def _separators(data: bytes) -> int:
+    """How many member separators the bytes hold: one per object member,
+    unless a key ends in a backslash, which the caller excludes."""
+    if _SPACE_AFTER_QUOTE.search(data) is not None:
+        return len(_SEPARATOR.findall(data)) - len(_ESCAPED_SEPARATOR.findall(data))
+    return data.count(b'":') - data.count(b'\\":')
 
 _ORJSON_REASONS = (
     ("not valid UTF-8", "INVALID_UTF8"),
@@ -98,9 +105,14 @@ class Decoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._info = _document.info(type)
+        _document.info(type)
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
+        """Parse and validate one document."""
+        return self.decode_walk(data)[0]
+
+    def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
+        """Parse and validate one document; return it and its validation walk."""
         if isinstance(data, str):
             try:
                 data = data.encode("utf-8")
@@ -112,16 +124,13 @@ class Decoder:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")
         # orjson keeps the last of repeated members and turns long integers
         # into floats; when the bytes could hide either, parse again exactly.
-        if b"\\\\" not in data and _LONG_INTEGER.search(data) is None:
+        if b"\\\\" not in data:
             walk = _validate.run(doc, self.type, self.limits)
-            members = len(_SEPARATOR.findall(data)) - len(_ESCAPED_SEPARATOR.findall(data))
-            if members == walk.members:
-                if walk.errors:
-                    raise ValidationError(walk.errors[0].reason, walk.errors[0].message, walk.errors)
-                return doc  # type: ignore[no-any-return]
+            if _separators(data) == walk.members and not walk.large_float:
+                _document.raise_errors(walk)
+                return doc, walk
         doc = _exact_parse(data)
-        _document.validated(doc, self.type, self.limits)
-        return doc  # type: ignore[no-any-return]
+        return doc, _document.validated(doc, self.type, self.limits)
 
 
 class Encoder:
@@ -130,13 +139,18 @@ class Encoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._info = _document.info(type)
+        self._canonical = _document.function("js", type)
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
+        """Validate one document and write it, canonical unless asked otherwise."""
         _document.validated(doc, self.type, self.limits)
         if not canonical:
             return orjson.dumps(doc)
-        return orjson.dumps(_codec.normalize(dict(doc), self._info), option=orjson.OPT_SORT_KEYS)
+        return self.encode_valid(doc)
+
+    def encode_valid(self, doc: Mapping[str, Any]) -> bytes:
+        """Write a document the validator has accepted, canonically."""
+        return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
 
 
 _decoders: dict[str, Decoder] = {}

@@ -9,7 +9,7 @@ import msgpack as _msgpack
 
 from memorywire import _codec, _document
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import decode_error, escape_token
+from memorywire.errors import DecodeError, decode_error, escape_token
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
@@ -55,7 +55,7 @@ class Decoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._info = _document.info(type)
+        self._unpacked = _document.function("un", type)
         lim = self.limits
         self._options: dict[str, Any] = dict(
             raw=False, strict_map_key=True, timestamp=0, use_list=True,
@@ -68,29 +68,38 @@ class Decoder:
             return _msgpack.unpackb(data, object_pairs_hook=hook, **self._options)
         except _Duplicate:
             raise
-        except _msgpack.ExtraData:
-            raise decode_error("TRAILING_DATA", "", "bytes follow the end of the document") from None
-        except _msgpack.StackError:
-            raise decode_error("NESTING_TOO_DEEP", "", "the document nests too deeply") from None
-        except UnicodeDecodeError as e:
-            raise decode_error("INVALID_UTF8", "", f"a string is not valid UTF-8: {e.reason}") from None
-        except _msgpack.FormatError as e:
-            raise decode_error("INVALID_WIRE_FORMAT", "", f"not MessagePack: {e}") from None
         except (ValueError, TypeError) as e:
-            text = str(e)
-            if "incomplete" in text or isinstance(e, _msgpack.OutOfData):
-                raise decode_error("TRUNCATED", "", "the document ends early") from None
-            if "exceeds max_str_len" in text:
-                raise decode_error("STRING_TOO_LONG", "",
-                                   f"a string is longer than {self.limits.max_string_bytes} bytes") from None
-            if "exceeds max_array_len" in text or "exceeds max_map_len" in text:
-                raise decode_error("TOO_MANY_ITEMS", "",
-                                   f"an array or map has more than {self.limits.max_items} items") from None
-            if "Timestamp" in text or "ext" in text.lower():
-                raise decode_error("INVALID_TIMESTAMP", "", f"a bad extension value: {text}") from None
-            raise decode_error("INVALID_WIRE_FORMAT", "", f"not MessagePack: {text}") from None
+            raise self.unpack_error(e) from None
+
+    def unpack_error(self, e: ValueError | TypeError) -> DecodeError:
+        """The codec error for an exception the msgpack unpacker raised."""
+        if isinstance(e, _msgpack.ExtraData):
+            return decode_error("TRAILING_DATA", "", "bytes follow the end of the document")
+        if isinstance(e, _msgpack.StackError):
+            return decode_error("NESTING_TOO_DEEP", "", "the document nests too deeply")
+        if isinstance(e, UnicodeDecodeError):
+            return decode_error("INVALID_UTF8", "", f"a string is not valid UTF-8: {e.reason}")
+        if isinstance(e, _msgpack.FormatError):
+            return decode_error("INVALID_WIRE_FORMAT", "", f"not MessagePack: {e}")
+        text = str(e)
+        if "incomplete" in text or isinstance(e, _msgpack.OutOfData):
+            return decode_error("TRUNCATED", "", "the document ends early")
+        if "exceeds max_str_len" in text:
+            return decode_error("STRING_TOO_LONG", "",
+                                f"a string is longer than {self.limits.max_string_bytes} bytes")
+        if "exceeds max_array_len" in text or "exceeds max_map_len" in text:
+            return decode_error("TOO_MANY_ITEMS", "",
+                                f"an array or map has more than {self.limits.max_items} items")
+        if "Timestamp" in text or "ext" in text.lower():
+            return decode_error("INVALID_TIMESTAMP", "", f"a bad extension value: {text}")
+        return decode_error("INVALID_WIRE_FORMAT", "", f"not MessagePack: {text}")
 
     def decode(self, data: bytes) -> dict[str, Any]:
+        """Parse and validate one document."""
+        return self.decode_walk(data)[0]
+
+    def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
+        """Parse and validate one document; return it and its validation walk."""
         _document.check_size(data, self.limits)
         try:
             raw = self._unpack(data, _pairs)
@@ -99,14 +108,23 @@ class Decoder:
             pointer = _find_duplicate(tree, "") or ""
             raise decode_error("DUPLICATE_KEY", pointer,
                                f"the key {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
+        return self.decode_object(raw)
+
+    def decode_object(self, raw: Any) -> dict[str, Any]:
+        """Validate an object msgpack has already unpacked (with the options of
+        this decoder and no repeated map key) and return the document."""
+        return self.decode_object(raw)
+
+    def decode_object(self, raw: Any) -> tuple[dict[str, Any], Any]:
+        """Turn one unpacked MessagePack object into a validated document;
+        return it and its validation walk."""
         if type(raw) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a MessagePack map")
         try:
-            doc = _codec.from_msgpack(raw, self._info)
+            doc = self._unpacked(raw)
         except _codec.PathError as e:
             raise _codec.path_error(e) from None
-        _document.validated(doc, self.type, self.limits)
-        return doc  # type: ignore[no-any-return]
+        return doc, _document.validated(doc, self.type, self.limits)
 
 
 class Encoder:
@@ -115,12 +133,17 @@ class Encoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._info = _document.info(type)
+        self._canonical = _document.function("mp", type)
         self._packer = _msgpack.Packer(use_bin_type=True, datetime=False)
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
-        _document.validated(doc, self.type, self.limits)
-        return self._packer.pack(_codec.to_msgpack(dict(doc), self._info))  # type: ignore[no-any-return]
+        """Validate one document and write it as canonical MessagePack."""
+        walk = _document.validated(doc, self.type, self.limits)
+        return self.encode_valid(doc, walk)
+
+    def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
+        """Write a document the validator has accepted, canonically."""
+        return self._packer.pack(self._canonical(doc))  # type: ignore[no-any-return]
 
 
 _decoders: dict[str, Decoder] = {}

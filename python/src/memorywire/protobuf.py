@@ -45,6 +45,11 @@ class Decoder:
         return msg
 
     def decode(self, data: bytes) -> dict[str, Any]:
+        """Parse and validate one document."""
+        return self.decode_walk(data)[0]
+
+    def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
+        """Parse and validate one document; return it and its validation walk."""
         msg = self.parse(data)
         if not _newer_minor(msg):
             size = msg.ByteSize()
@@ -56,8 +61,7 @@ class Decoder:
             doc = _codec.from_proto(msg, self._info)
         except _codec.PathError as e:
             raise _codec.path_error(e) from None
-        _document.validated(doc, self.type, self.limits)
-        return doc
+        return doc, _document.validated(doc, self.type, self.limits)
 
 
 def _newer_minor(msg: Message) -> bool:
@@ -74,18 +78,24 @@ class Encoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._info = _document.info(type)
-        self._cls = self._info.cls
+        self._cls = _document.info(type).cls
+        self._kwargs = _document.function("kw", type)
 
     def message(self, doc: Mapping[str, Any]) -> Message:
         """The document as an upb message, after validation."""
-        _document.validated(doc, self.type, self.limits)
-        msg = self._cls()
-        _codec.to_proto(dict(doc), self._info, msg)
-        return msg
+        walk = _document.validated(doc, self.type, self.limits)
+        _document.refuse_unknown(walk, "protobuf")
+        return self._cls(**self._kwargs(doc))
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
-        return self.message(doc).SerializeToString(deterministic=True)  # type: ignore[no-any-return]
+        """Validate one document and write it as canonical Protobuf."""
+        return self.message(doc).SerializeToString()  # type: ignore[no-any-return]
+
+    def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
+        """Write a document the validator has accepted, canonically."""
+        if walk is not None:
+            _document.refuse_unknown(walk, "protobuf")
+        return self._cls(**self._kwargs(doc)).SerializeToString()  # type: ignore[no-any-return]
 
 
 _decoders: dict[str, Decoder] = {}

@@ -1,0 +1,593 @@
+"""Specialised walkers, generated once per process from the field tables.
+
+The generic walkers of :mod:`memorywire._codec` and :mod:`memorywire.validation`
+interpret the field tables at every field. This module writes one Python
+function per message type and per job instead, with the checks and
+conversions of each field inlined, and compiles them. The source is built
+from the same tables, so the two sets of walkers cannot disagree on the
+rules; ``tests/test_compiled.py`` checks that they give the same results.
+
+Jobs, per message type ``M``:
+
+* ``check_M(d, p, w, depth)``: validate the JSON form ``d`` at pointer ``p``,
+  reporting to the walk ``w`` (a :class:`memorywire.validation._Walk`).
+* ``kw_M(d)``: the keyword arguments that build the upb message.
+* ``mp_M(d)``: the canonical MessagePack form (keys sorted, defaults dropped).
+* ``js_M(d)``: the canonical JSON form (defaults dropped, spellings fixed).
+* ``un_M(d)``: the JSON form of a MessagePack-form document.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import sys
+from array import array
+from typing import Any
+
+import msgpack as _msgpack
+
+from memorywire import _model as m
+from memorywire import _timestamp
+from memorywire.errors import escape_token
+
+FLOAT32_MAX = 3.4028234663852886e38
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_LITTLE = sys.byteorder == "little"
+
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
+)
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# Bytes that can be the high byte of a non-finite little-endian binary32.
+_NOT_HIGH = bytes(b for b in range(256) if b & 0x7F != 0x7F)
+
+
+def _jtype(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string",
+            list: "array", dict: "object"}.get(type(v), type(v).__name__)
+
+
+def timestamp_ok(v: str) -> bool:
+    if _TIMESTAMP.fullmatch(v) is None or v[:4] == "0000":
+        return False
+    return v[8:10] <= "28" or _days_ok(v)
+
+
+def _days_ok(v: str) -> bool:
+    from datetime import date
+
+    try:
+        date(int(v[0:4]), int(v[5:7]), int(v[8:10]))
+    except ValueError:
+        return False
+    return True
+
+
+def vector_finite(raw: bytes) -> bool:
+    """Whether every little-endian binary32 in raw is finite."""
+    if not raw[3::4].translate(None, _NOT_HIGH):
+        return True
+    a = array("f")
+    a.frombytes(raw)
+    return all(math.isfinite(x) for x in a)
+
+
+def check_vector(v: list[Any], p: str, w: Any) -> None:
+    kinds = set(map(type, v))
+    if not kinds <= {float, int}:
+        for i, x in enumerate(v):
+            if type(x) is not float and type(x) is not int:
+                w.fail(f"{p}/{i}", "TYPE_MISMATCH", f"expected a number, got {_jtype(x)}")
+                return
+    for i, x in enumerate(v) if not vector_finite(array("f", v).tobytes()) else ():
+        if x - x != 0:
+            w.fail(f"{p}/{i}", "NON_FINITE_NUMBER", "NaN and infinities are not allowed")
+            return
+        if not -FLOAT32_MAX <= x <= FLOAT32_MAX:
+            w.fail(f"{p}/{i}", "NUMBER_OUT_OF_RANGE", f"{x} overflows binary32")
+            return
+
+
+def check_string_bytes(v: str, p: str, w: Any) -> bool:
+    if len(v.encode("utf-8", "surrogatepass")) > w.limits.max_string_bytes:
+        w.fail(p, "STRING_TOO_LONG", f"longer than {w.limits.max_string_bytes} bytes")
+        return False
+    return True
+
+
+def check_value(v: Any, p: str, w: Any, depth: int) -> None:
+    t = type(v)
+    if t is str:
+        if len(v) > w.max_chars:
+            check_string_bytes(v, p, w)
+    elif t is int:
+        if v < INT64_MIN or v > INT64_MAX:
+            w.fail(p, "NUMBER_OUT_OF_RANGE", f"{v} is outside the 64-bit signed range")
+    elif t is float:
+        if v - v != 0:
+            w.fail(p, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")
+        elif v >= 9.2e18 or v <= -9.2e18:
+            # Possibly an integer token too long for the fast JSON parser.
+            w.large_float = True
+    elif t is dict or t is list:
+        if depth > w.limits.max_depth:
+            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.limits.max_depth}")
+            return
+        if len(v) > w.limits.max_items:
+            w.fail(p, "TOO_MANY_ITEMS", f"{len(v)} elements; the limit is {w.limits.max_items}")
+            return
+        if t is dict:
+            w.members += len(v)
+            for key, x in v.items():
+                if type(key) is not str:
+                    w.fail(p, "TYPE_MISMATCH", "object keys must be strings")
+                    return
+                if len(key) > w.max_chars and not check_string_bytes(key, p, w):
+                    return
+                check_value(x, p + "/" + escape_token(key), w, depth + 1)
+        else:
+            for i, x in enumerate(v):
+                check_value(x, f"{p}/{i}", w, depth + 1)
+    elif v is not None and t is not bool:
+        w.fail(p, "TYPE_MISMATCH", f"{t.__name__} is not a JSON value")
+
+
+def extra_member(key: Any, v: Any, p: str, w: Any, info: m.MessageInfo, depth: int) -> None:
+    """Report a null member or an unknown member of an object."""
+    if key in info.fields:
+        w.fail(f"{p}/{key}", "NULL_VALUE", "null is not a value of any field; omit it")
+    elif w.tolerant and type(key) is str:
+        w.unknown.append(f"{p}/{escape_token(key)}")
+        check_value(v, f"{p}/{escape_token(key)}", w, depth + 1)
+    else:
+        w.fail(f"{p}/{escape_token(str(key))}", "UNKNOWN_FIELD", f"{info.name} has no field {key!r}")
+
+
+def value_kw(v: Any) -> dict[str, Any]:
+    t = type(v)
+    if t is str:
+        return {"string_value": v}
+    if t is int:
+        return {"integer_value": v}
+    if t is float:
+        return {"float_value": v}
+    if t is bool:
+        return {"bool_value": v}
+    if v is None:
+        return {"null_value": 0}
+    if t is list:
+        return {"list_value": {"values": [value_kw(x) for x in v]}}
+    return {"map_value": {"entries": [{"key": k, "value": value_kw(v[k])} for k in sorted(v)]}}
+
+
+def map_kw(v: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": k, "value": value_kw(v[k])} for k in sorted(v)]
+
+
+def sorted_value(v: Any) -> Any:
+    t = type(v)
+    if t is dict:
+        return {k: sorted_value(v[k]) for k in sorted(v)}
+    if t is list:
+        return [sorted_value(x) for x in v]
+    return v
+
+
+def ts_kw(v: str) -> dict[str, int]:
+    s, n = _timestamp.parse(v)
+    return {"seconds": s, "nanos": n}
+
+
+def ts_mp(v: str) -> _msgpack.Timestamp:
+    return _msgpack.Timestamp(*_timestamp.parse(v))
+
+
+def vec_mp(v: Any) -> bytes:
+    a = array("f", v)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tobytes()
+
+
+# -- source generation -------------------------------------------------------
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self._n = 0
+
+    def const(self, value: Any, prefix: str = "_k") -> str:
+        for name, existing in self.consts.items():
+            if existing is value or (type(existing) is type(value) and existing == value
+                                     and not isinstance(value, (dict, list))):
+                return name
+        self._n += 1
+        name = f"{prefix}{self._n}"
+        self.consts[name] = value
+        return name
+
+    def add(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+
+def _pt(p: str, key: str) -> str:
+    """Source of a pointer expression for member key below pointer p."""
+    return f'{p} + "/{escape_token(key)}"'
+
+
+def _gen_check(src: _Source, info: m.MessageInfo) -> None:
+    name = info.name
+    src.add(0, f"def check_{name}(d, p, w, depth):")
+    src.add(1, "if type(d) is not dict:")
+    src.add(2, f'w.fail(p, "TYPE_MISMATCH", "expected an object ({name}), got " + _jtype(d))')
+    src.add(2, "return")
+    src.add(1, "if depth > w.limits.max_depth:")
+    src.add(2, 'w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.limits.max_depth}")')
+    src.add(2, "return")
+    src.add(1, "w.members += len(d)")
+    src.add(1, "for key, v in d.items():")
+    src.add(2, "if v is None:")
+    src.add(3, f"extra_member(key, v, p, w, {src.const(info, '_info')}, depth)")
+    src.add(3, "continue")
+    first = True
+    for f in info.ordered:
+        key = f.name
+        ptr = _pt("p", key)
+        src.add(2, f'{"if" if first else "elif"} key == "{key}":')
+        first = False
+        if f.is_map:
+            _gen_check_map(src, f, ptr, 3)
+        elif f.repeated:
+            _gen_check_repeated(src, f, ptr, 3)
+        else:
+            _gen_check_single(src, f, "v", ptr, 3, "depth + 1")
+        if f.required and (f.repeated or f.is_map or f.kind in (m.STRING, m.BYTES, m.UINT)):
+            src.add(3, "if not v:")
+            src.add(4, f'w.fail({ptr}, "REQUIRED_FIELD_MISSING", "{name}.{key} is required")')
+    src.add(2, "else:")
+    src.add(3, f"extra_member(key, v, p, w, {src.const(info, '_info')}, depth)")
+    for f in info.ordered:
+        if f.required:
+            src.add(1, f'if d.get("{f.name}") is None:')
+            src.add(2, f'w.fail({_pt("p", f.name)}, "REQUIRED_FIELD_MISSING", "{name}.{f.name} is required")')
+    for oneof, members in info.oneofs.items():
+        mem = src.const(tuple(members), "_one")
+        src.add(1, f"present = [k for k in {mem} if d.get(k) is not None]")
+        src.add(1, "if len(present) > 1:")
+        src.add(2, f'w.fail(p + "/" + present[1], "ONEOF_CONFLICT", "at most one of {", ".join(members)} may be set")')
+    if info.name in _SPECIAL_NAMES:
+        src.add(1, f"SPECIAL[{src.const(info.name, '_name')}](w, d, p)")
+    src.add(0, "")
+
+
+#: Message types with rules that span fields (memorywire.validation._SPECIAL).
+_SPECIAL_NAMES = frozenset({"MemoryRecord", "ContentPart", "Filter", "MediaPart", "ToolResult",
+                            "DeleteRequest", "ExpirePolicy", "Embedding"})
+
+
+def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int, depth: str,
+                      item: bool = False) -> None:
+    k = f.kind
+    if k == m.STRING:
+        src.add(ind, f"if type({var}) is not str:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a string, got " + _jtype({var}))')
+        src.add(ind, "else:")
+        limit = f.max_length
+        cond = f"len({var}) > w.max_chars" + (f" or len({var}) > {limit}" if limit is not None else "")
+        src.add(ind + 1, f"if {cond}:")
+        src.add(ind + 2, f"if check_string_bytes({var}, {ptr}, w) and len({var}) > {limit if limit is not None else 'len(' + var + ')'}:")
+        src.add(ind + 3, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at most {limit} allowed")')
+        if f.min_length is not None and (f.min_length > 1 or item or not f.required):
+            src.add(ind + 1, f"if len({var}) < {f.min_length}:")
+            src.add(ind + 2, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at least {f.min_length} required")')
+        if f.pattern is not None:
+            pat = src.const(f.pattern, "_re")
+            src.add(ind + 1, f"if {var} and {pat}.search({var}) is None:")
+            src.add(ind + 2, f'w.fail({ptr}, "PATTERN_MISMATCH", f"{{{var}[:64]!r}} does not match " + {pat}.pattern)')
+    elif k == m.MESSAGE:
+        assert f.message is not None
+        src.add(ind, f"check_{f.message.name}({var}, {ptr}, w, {depth})")
+    elif k == m.ENUM:
+        assert f.enum is not None
+        names = src.const(frozenset(f.enum.by_json), "_enum")
+        src.add(ind, f"if {var} not in {names}:")
+        src.add(ind + 1, f"if type({var}) is not str:")
+        src.add(ind + 2, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a string ({f.enum.name}), got " + _jtype({var}))')
+        src.add(ind + 1, "elif not w.tolerant:")
+        src.add(ind + 2, f'w.fail({ptr}, "UNKNOWN_ENUM_VALUE", f"{{{var}!r}} is not a value of {f.enum.name}")')
+    elif k == m.UINT:
+        src.add(ind, f"if type({var}) is not int:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an integer, got " + _jtype({var}))')
+        src.add(ind, f"elif {var} < 0 or {var} > {f.uint_max}:")
+        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} is outside 0..{f.uint_max}")')
+        if f.minimum is not None and f.minimum > 0:
+            src.add(ind, f"elif {var} < {int(f.minimum)}:")
+            src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is less than {int(f.minimum)}")')
+    elif k == m.BOOL:
+        src.add(ind, f"if type({var}) is not bool:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a boolean, got " + _jtype({var}))')
+    elif k == m.DOUBLE:
+        src.add(ind, f"t = type({var})")
+        src.add(ind, "if t is not float and t is not int:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a number, got " + _jtype({var}))')
+        src.add(ind, f"elif t is float and {var} - {var} != 0:")
+        src.add(ind + 1, f'w.fail({ptr}, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")')
+        if f.minimum is not None or f.maximum is not None:
+            lo = f.minimum if f.minimum is not None else -math.inf
+            hi = f.maximum if f.maximum is not None else math.inf
+            src.add(ind, f"elif not {lo!r} <= {var} <= {hi!r}:")
+            src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is outside {lo:g}..{hi:g}")')
+    elif k == m.TIMESTAMP:
+        src.add(ind, f"if type({var}) is not str:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an RFC 3339 string, got " + _jtype({var}))')
+        src.add(ind, f"elif not timestamp_ok({var}):")
+        src.add(ind + 1, f'w.fail({ptr}, "INVALID_TIMESTAMP", f"{{{var}!r}} is not an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)")')
+    elif k == m.VALUE:
+        src.add(ind, f"check_value({var}, {ptr}, w, {depth})")
+    elif k == m.BYTES:
+        src.add(ind, f"if type({var}) is not str:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a base64 string, got " + _jtype({var}))')
+        src.add(ind, f"elif _BASE64.fullmatch({var}) is None:")
+        src.add(ind + 1, f'w.fail({ptr}, "INVALID_BASE64", "not base64 with padding in the standard alphabet")')
+    elif k == m.FLOAT32:
+        src.add(ind, f"t = type({var})")
+        src.add(ind, "if t is not float and t is not int:")
+        src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a number, got " + _jtype({var}))')
+        src.add(ind, f"elif {var} - {var} != 0:")
+        src.add(ind + 1, f'w.fail({ptr}, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")')
+        src.add(ind, f"elif not {-FLOAT32_MAX!r} <= {var} <= {FLOAT32_MAX!r}:")
+        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} overflows binary32")')
+
+
+def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
+    src.add(ind, "if type(v) is not list:")
+    src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
+    src.add(ind, "elif len(v) > w.limits.max_items:")
+    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{len(v)}} elements; the limit is {{w.limits.max_items}}")')
+    src.add(ind, "else:")
+    if f.max_items is not None:
+        src.add(ind + 1, f"if len(v) > {f.max_items}:")
+        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{len(v)}} elements; at most {f.max_items} allowed")')
+    if f.kind == m.FLOAT32:
+        src.add(ind + 1, f"check_vector(v, {ptr}, w)")
+        return
+    src.add(ind + 1, "if depth + 1 > w.limits.max_depth:")
+    src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.limits.max_depth}}")')
+    src.add(ind + 1, "else:")
+    src.add(ind + 2, "for i, x in enumerate(v):")
+    src.add(ind + 3, "if x is None:")
+    src.add(ind + 4, f'w.fail({ptr} + f"/{{i}}", "NULL_VALUE", "null is not a value of any field")')
+    src.add(ind + 4, "continue")
+    _gen_check_single(src, f, "x", f'{ptr} + f"/{{i}}"', ind + 3, "depth + 2", item=True)
+
+
+def _gen_check_map(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
+    src.add(ind, "if type(v) is not dict:")
+    src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an object, got " + _jtype(v))')
+    src.add(ind, "else:")
+    if f.max_items is not None:
+        src.add(ind + 1, f"if len(v) > {f.max_items}:")
+        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{len(v)}} entries; at most {f.max_items} allowed")')
+    if f.key_pattern is not None:
+        pat = src.const(f.key_pattern, "_re")
+        src.add(ind + 1, "for key in v:")
+        src.add(ind + 2, f"if type(key) is str and {pat}.search(key) is None:")
+        src.add(ind + 3, f'w.fail({ptr} + "/" + escape_token(key), "PATTERN_MISMATCH", f"key {{key!r}} does not match " + {pat}.pattern)')
+    src.add(ind + 1, f"check_value(v, {ptr}, w, depth + 1)")
+
+
+# Fields whose canonical form is their JSON form as it stands.
+_PLAIN = (m.STRING, m.BOOL, m.UINT)
+
+
+def _needs(kind: int, info: m.MessageInfo | None, job: str) -> bool:
+    """Whether values of this kind change in the given job."""
+    if kind == m.MESSAGE:
+        assert info is not None
+        return True
+    if job == "kw":
+        return kind in (m.ENUM, m.TIMESTAMP, m.BYTES, m.VALUE)
+    if job == "mp":
+        return kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE, m.VALUE)
+    if job == "js":
+        return kind in (m.TIMESTAMP, m.FLOAT32, m.DOUBLE)
+    if job == "un":
+        return kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE)
+    return False
+
+
+def _default_test(f: m.FieldInfo, var: str) -> str:
+    """Source of a test that is true when var is worth writing."""
+    if f.presence or f.kind in (m.MESSAGE, m.TIMESTAMP, m.VALUE):
+        return "True"
+    if f.kind == m.DOUBLE:
+        return f"({var} or copysign(1.0, {var}) < 0)"
+    return var
+
+
+def _gen_kw(src: _Source, info: m.MessageInfo) -> None:
+    src.add(0, f"def kw_{info.name}(d):")
+    special = [f for f in info.ordered if f.is_map or _needs(f.kind, f.message, "kw")]
+    if not special:
+        src.add(1, "return d")
+        src.add(0, "")
+        return
+    src.add(1, "k = dict(d)")
+    for f in special:
+        src.add(1, f'v = d.get("{f.name}")')
+        src.add(1, "if v is not None:")
+        src.add(2, f'k["{f.name}"] = ' + _kw_expr(src, f))
+    src.add(1, "return k")
+    src.add(0, "")
+
+
+def _kw_expr(src: _Source, f: m.FieldInfo) -> str:
+    if f.is_map:
+        return "map_kw(v)"
+    one = {
+        m.ENUM: lambda x: f"{src.const(f.enum.by_json if f.enum else {}, '_ev')}[{x}]",
+        m.TIMESTAMP: lambda x: f"ts_kw({x})",
+        m.BYTES: lambda x: f"b64decode({x})",
+        m.VALUE: lambda x: f"value_kw({x})",
+        m.MESSAGE: lambda x: f"kw_{f.message.name}({x})" if f.message else x,
+    }[f.kind]
+    if f.repeated:
+        return f"[{one('x')} for x in v]"
+    return one("v")
+
+
+def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
+    """mp_ and js_: canonical forms, keys in sorted order, defaults dropped."""
+    src.add(0, f"def {job}_{info.name}(d):")
+    src.add(1, "o = {}")
+    src.add(1, "n = 0")
+    for f in sorted(info.ordered, key=lambda f: f.name):
+        src.add(1, f'v = d.get("{f.name}")')
+        src.add(1, "if v is not None:")
+        src.add(2, "n += 1")
+        if f.is_map:
+            src.add(2, "if v:")
+            src.add(3, f'o["{f.name}"] = ' + ("sorted_value(v)" if job == "mp" else "v"))
+            continue
+        if f.repeated:
+            src.add(2, "if v:")
+            src.add(3, f'o["{f.name}"] = ' + _out_expr(src, f, job, repeated=True))
+            continue
+        test = _default_test(f, "v")
+        if test == "True":
+            src.add(2, f'o["{f.name}"] = ' + _out_expr(src, f, job, repeated=False))
+        else:
+            src.add(2, f"if {test}:")
+            src.add(3, f'o["{f.name}"] = ' + _out_expr(src, f, job, repeated=False))
+    src.add(1, "if n != len(d):")
+    src.add(2, f"return unknown_out(d, o, {src.const(info, '_info')}, {job!r})")
+    src.add(1, "return o")
+    src.add(0, "")
+
+
+def _out_expr(src: _Source, f: m.FieldInfo, job: str, repeated: bool) -> str:
+    k = f.kind
+    if k == m.FLOAT32:
+        return "vec_mp(v)" if job == "mp" else "array('f', v).tolist()"
+
+    def one(x: str) -> str:
+        if k == m.MESSAGE:
+            assert f.message is not None
+            return f"{job}_{f.message.name}({x})"
+        if k == m.TIMESTAMP:
+            return f"ts_mp({x})" if job == "mp" else f"ts_canonical({x})"
+        if k == m.DOUBLE:
+            return f"float({x})"
+        if k == m.BYTES and job == "mp":
+            return f"b64decode({x})"
+        if k == m.VALUE and job == "mp":
+            return f"sorted_value({x})"
+        return x
+
+    if repeated:
+        if not _needs(k, f.message, job) or (k == m.BYTES and job != "mp") or (k == m.VALUE and job != "mp"):
+            return "v"
+        return f"[{one('x')} for x in v]"
+    return one("v")
+
+
+def _gen_un(src: _Source, info: m.MessageInfo) -> None:
+    """un_: MessagePack form to JSON form; other values pass to the validator."""
+    special = [f for f in info.ordered if not f.is_map and _needs(f.kind, f.message, "un")]
+    src.add(0, f"def un_{info.name}(d):")
+    if not special:
+        src.add(1, "return d")
+        src.add(0, "")
+        return
+    src.add(1, "if type(d) is not dict:")
+    src.add(2, "return d")
+    src.add(1, "o = dict(d)")
+    for f in special:
+        src.add(1, f'v = d.get("{f.name}")')
+        src.add(1, "if v is not None:")
+        src.add(2, "try:")
+        if f.kind == m.FLOAT32:
+            src.add(3, f'o["{f.name}"] = un_vector(v)')
+        elif f.repeated:
+            src.add(3, "if type(v) is list:")
+            src.add(4, f'o["{f.name}"] = [at(i, {_un_fn(f)}, x) for i, x in enumerate(v)]')
+        else:
+            src.add(3, f'o["{f.name}"] = {_un_fn(f)}(v)')
+        src.add(2, "except PathError as e:")
+        src.add(3, f'raise e.at("{f.name}") from None')
+    src.add(1, "return o")
+    src.add(0, "")
+
+
+def _un_fn(f: m.FieldInfo) -> str:
+    if f.kind == m.MESSAGE:
+        assert f.message is not None
+        return f"un_{f.message.name}"
+    return {m.TIMESTAMP: "un_timestamp", m.BYTES: "un_bytes", m.DOUBLE: "un_double"}[f.kind]
+
+
+def unknown_out(d: dict[str, Any], o: dict[str, Any], info: m.MessageInfo, job: str) -> dict[str, Any]:
+    """Members a newer minor version added: kept, in key order."""
+    for key, v in d.items():
+        if key not in info.fields:
+            o[key] = sorted_value(v) if job == "mp" else v
+    return {k: o[k] for k in sorted(o)}
+
+
+def _build() -> dict[str, Any]:
+    from memorywire import _codec
+
+    src = _Source()
+    infos: list[m.MessageInfo] = []
+    for name in m.top_level_types():
+        info = m.message(name)
+        if info not in infos:
+            infos.append(info)
+    # Nested message types reachable from the top-level ones.
+    i = 0
+    while i < len(infos):
+        for f in infos[i].ordered:
+            if f.message is not None and f.message not in infos:
+                infos.append(f.message)
+        i += 1
+    for info in infos:
+        _gen_check(src, info)
+        _gen_kw(src, info)
+        _gen_out(src, info, "mp")
+        _gen_out(src, info, "js")
+        _gen_un(src, info)
+    namespace: dict[str, Any] = {
+        "_jtype": _jtype, "timestamp_ok": timestamp_ok, "check_vector": check_vector,
+        "check_string_bytes": check_string_bytes, "check_value": check_value,
+        "extra_member": extra_member, "escape_token": escape_token, "_BASE64": _BASE64,
+        "value_kw": value_kw, "map_kw": map_kw, "ts_kw": ts_kw, "ts_mp": ts_mp, "vec_mp": vec_mp,
+        "sorted_value": sorted_value, "b64decode": base64.b64decode, "array": array,
+        "copysign": math.copysign, "ts_canonical": _timestamp.canonical, "unknown_out": unknown_out,
+        "un_vector": _codec._vector, "un_timestamp": _codec._timestamp_json,
+        "un_bytes": _codec._bytes_json, "un_double": _un_double, "at": _codec._at,
+        "PathError": _codec.PathError, "SPECIAL": {},
+    }
+    namespace.update(src.consts)
+    code = compile("\n".join(src.lines), "<memorywire._compiled>", "exec")
+    exec(code, namespace)  # noqa: S102 - the source is generated above from the field tables
+    namespace["__source__"] = "\n".join(src.lines)
+    return namespace
+
+
+def _un_double(v: Any) -> Any:
+    return float(v) if type(v) is int else v
+
+
+FUNCTIONS = _build()
+
+
+def function(job: str, type_name: str) -> Any:
+    """The generated function of a job for a message type."""
+    return FUNCTIONS[f"{job}_{m.message(type_name).name}"]
