@@ -177,7 +177,11 @@ def kind_rules() -> list[object]:
             "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}, TOMBSTONE]},
         }
         for k in kinds
-    ]
+    ] + [{
+        # A tombstone keeps none of the content.
+        "if": TOMBSTONE,
+        "then": {"not": {"anyOf": [{"required": [k]} for k in kinds + ["encrypted"]]}},
+    }]
 
 
 # Rules that span fields, stated in the specification beside each message.
@@ -185,8 +189,29 @@ SPECIAL: dict[str, list[object]] = {
     "MemoryRecord": kind_rules(),
     "MediaPart": [{"anyOf": [{"required": ["uri"]}, {"required": ["data"]}, {"required": ["file_id"]}]}],
     "ToolResult": [{"not": {"required": ["output", "output_parts"]}}],
-    "DeleteRequest": [{"oneOf": [{"required": ["ids"]}, {"required": ["filter"]}]}],
-    "ExpirePolicy": [{"minProperties": 1}],
+    "ExpirePolicy": [
+        {"anyOf": [{"required": [c]} for c in ("older_than_seconds", "not_accessed_seconds",
+                                               "importance_below", "past_expiry")]},
+        {"dependentRequired": {"half_life_seconds": ["importance_below"]}},
+    ],
+    "DeleteRequest": [
+        {"oneOf": [{"required": ["ids"]}, {"required": ["filter"]}]},
+        {"if": {"required": ["expected_revision"]},
+         "then": {"required": ["ids"], "properties": {"ids": {"minItems": 1, "maxItems": 1}}}},
+    ],
+    "HistoryRequest": [
+        {"if": {"required": ["thread"], "properties": {"thread": {"const": "between"}}},
+         "then": {"required": ["agents"], "properties": {"agents": {"minItems": 2}}},
+         "else": {"properties": {"agents": {"maxItems": 0}}}},
+    ],
+    "UpdateRequest": [{"properties": {"patch": {"type": "object"}}}],
+    "ReviewRequest": [
+        {"properties": {"patch": {"type": "object"}}},
+        {"if": {"required": ["decision"], "properties": {"decision": {"const": "amend"}}},
+         "then": {"required": ["patch"]},
+         "else": {"not": {"required": ["patch"]}}},
+    ],
+    "CompactRequest": [{"properties": {"summary": {"properties": {"kind": {"const": "summary"}}}}}],
 }
 
 

@@ -262,14 +262,11 @@ def _gen_check(src: _Source, info: m.MessageInfo) -> None:
         src.add(1, f"present = [k for k in {mem} if d.get(k) is not None]")
         src.add(1, "if len(present) > 1:")
         src.add(2, f'w.fail(p + "/" + present[1], "ONEOF_CONFLICT", "at most one of {", ".join(members)} may be set")')
-    if info.name in _SPECIAL_NAMES:
-        src.add(1, f"SPECIAL[{src.const(info.name, '_name')}](w, d, p)")
+    src.add(1, f"special = SPECIAL.get({src.const(info.name, '_name')})")
+    src.add(1, "if special is not None:")
+    src.add(2, "special(w, d, p)")
     src.add(0, "")
 
-
-#: Message types with rules that span fields (memorywire.validation._SPECIAL).
-_SPECIAL_NAMES = frozenset({"MemoryRecord", "ContentPart", "Filter", "MediaPart", "ToolResult",
-                            "DeleteRequest", "ExpirePolicy", "Embedding"})
 
 
 def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int, depth: str,

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from memorywire import _document
+from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import ValidationError, decode_error, escape_token
@@ -40,7 +41,7 @@ _ORJSON_REASONS = (
     ("surrogate", "INVALID_UNICODE"),
     ("depth limit", "NESTING_TOO_DEEP"),
     ("infinity", "NON_FINITE_NUMBER"),
-    ("trailing characters", "TRAILING_DATA"),
+    ("unexpected content after document", "TRAILING_DATA"),
     ("unexpected end of data", "TRUNCATED"),
     ("EOF while parsing", "TRUNCATED"),
 )
@@ -50,12 +51,21 @@ class _Duplicate(Exception):
     pass
 
 
+class _NegativeZero(int):
+    """The integer token -0, which is -0.0 in a float field and 0 elsewhere."""
+
+
+_NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
+
+
 def _parse(data: bytes) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as e:
         text = str(e)
         reason = next((r for needle, r in _ORJSON_REASONS if needle in text), "SYNTAX_ERROR")
+        if reason == "NON_FINITE_NUMBER":
+            return None  # parsed again exactly, to name the member
         raise decode_error(reason, "", f"not a JSON document: {text}") from None
 
 
@@ -71,8 +81,15 @@ def _exact_parse(data: bytes) -> Any:
             out[k] = v
         return out
 
+    def integer(token: str) -> int:
+        return _NegativeZero(0) if token == "-0" else int(token)
+
+    def constant(token: str) -> Any:
+        raise decode_error("SYNTAX_ERROR", "", f"{token} is not JSON")
+
     try:
-        return _stdjson.loads(data, object_pairs_hook=pairs)
+        return _stdjson.loads(data, object_pairs_hook=pairs, parse_int=integer,
+                              parse_constant=constant)
     except _Duplicate:
         pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "")
         raise decode_error("DUPLICATE_KEY", pointer or "",
@@ -99,6 +116,26 @@ def _find_duplicate(node: Any, ptr: str) -> str | None:
     return None
 
 
+def _negative_zero(node: Any, info: m.MessageInfo | None) -> Any:
+    """Resolve the token -0: -0.0 in a float field, the integer 0 elsewhere."""
+    if type(node) is _NegativeZero:
+        return 0
+    if type(node) is list:
+        return [_negative_zero(x, info) for x in node]
+    if type(node) is not dict:
+        return node
+    out = {}
+    for key, v in node.items():
+        f = info.fields.get(key) if info is not None else None
+        if f is not None and f.kind in (m.DOUBLE, m.FLOAT32):
+            if type(v) is _NegativeZero:
+                v = -0.0
+            elif type(v) is list:
+                v = [-0.0 if type(x) is _NegativeZero else x for x in v]
+        out[key] = _negative_zero(v, f.message if f is not None and not f.is_map else None)
+    return out
+
+
 class Decoder:
     """Decodes JSON documents of one message type."""
 
@@ -120,16 +157,19 @@ class Decoder:
                 raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
         _document.check_size(data, self.limits)
         doc = _parse(data)
-        if type(doc) is not dict:
+        if doc is not None and type(doc) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")
-        # orjson keeps the last of repeated members and turns long integers
-        # into floats; when the bytes could hide either, parse again exactly.
-        if b"\\\\" not in data:
+        # orjson keeps the last of repeated members, turns long integers into
+        # floats and -0 into 0; when the bytes could hide any of them, parse
+        # again exactly.
+        if doc is not None and b"\\\\" not in data and _NEGATIVE_ZERO_TOKEN.search(data) is None:
             walk = _validate.run(doc, self.type, self.limits)
             if _separators(data) == walk.members and not walk.large_float:
                 _document.raise_errors(walk)
                 return doc, walk
         doc = _exact_parse(data)
+        if _NEGATIVE_ZERO_TOKEN.search(data) is not None:
+            doc = _negative_zero(doc, _document.info(self.type))
         return doc, _document.validated(doc, self.type, self.limits)
 
 

@@ -60,16 +60,15 @@ class _Walk:
 def _record(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
     kind = doc.get("kind")
     present = [k for k in _PAYLOADS if doc.get(k) is not None]
-    if not present and _is_tombstone(doc):
-        pass  # a tombstone keeps no payload
-    elif type(kind) is str and kind in _KINDS and kind not in present and "encrypted" not in present:
+    if _is_tombstone(doc):
         if present:
-            w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH",
-                   f"a record of kind {kind!r} carries {kind!r} or 'encrypted', not {present[0]!r}")
-        else:
-            w.fail(f"{ptr}/{kind}", "REQUIRED_FIELD_MISSING", f"a record of kind {kind!r} needs its payload")
-    elif kind is not None and not present:
-        w.fail(f"{ptr}/kind", "REQUIRED_FIELD_MISSING", "a record needs exactly one payload")
+            w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH", "a tombstone keeps no payload")
+    elif type(kind) is str and kind in _KINDS and present and kind not in present \
+            and "encrypted" not in present:
+        w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH",
+               f"a record of kind {kind!r} carries {kind!r} or 'encrypted', not {present[0]!r}")
+    elif not present:
+        w.fail(ptr, "REQUIRED_FIELD_MISSING", "a record carries exactly one payload")
     if ptr and "specversion" in doc:
         w.fail(f"{ptr}/specversion", "UNKNOWN_FIELD",
                "a record inside another document inherits its specversion and MUST NOT carry one")
@@ -98,16 +97,67 @@ def _tool_result(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
 
 
 def _delete(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
-    has_ids, has_filter = "ids" in doc, "filter" in doc
+    has_ids, has_filter = doc.get("ids") is not None, doc.get("filter") is not None
     if has_ids == has_filter:
         w.fail(f"{ptr}/{'filter' if has_ids else 'ids'}",
                "ONEOF_CONFLICT" if has_ids else "REQUIRED_FIELD_MISSING",
                "exactly one of ids and filter is required")
+    ids = doc.get("ids")
+    if doc.get("expected_revision") is not None and not (type(ids) is list and len(ids) == 1):
+        w.fail(f"{ptr}/ids", "COUNT_OUT_OF_RANGE", "expected_revision applies to a delete of one id")
+
+
+_CRITERIA = ("older_than_seconds", "not_accessed_seconds", "importance_below", "past_expiry")
 
 
 def _expire_policy(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
-    if not doc:
-        w.fail(ptr, "REQUIRED_FIELD_MISSING", "an expire policy needs at least one criterion")
+    if not any(doc.get(c) is not None for c in _CRITERIA):
+        w.fail(ptr, "REQUIRED_FIELD_MISSING",
+               "an expire policy needs one of " + ", ".join(_CRITERIA))
+    if doc.get("half_life_seconds") is not None and doc.get("importance_below") is None:
+        w.fail(f"{ptr}/importance_below", "REQUIRED_FIELD_MISSING",
+               "half_life_seconds decays importance, so importance_below is required")
+
+
+def _procedure(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
+    states = doc.get("states")
+    if type(states) is not list:
+        return
+    for name in ("initial_state", "current_state"):
+        value = doc.get(name)
+        if type(value) is str and value and value not in states:
+            w.fail(f"{ptr}/{name}", "VALUE_OUT_OF_RANGE", f"{value!r} is not one of the states")
+
+
+def _history(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
+    agents = doc.get("agents")
+    count = len(agents) if type(agents) is list else 0
+    if doc.get("thread") == "between":
+        if count != 2:
+            w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "a between read names exactly two agents")
+    elif count:
+        w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "only a between read names agents")
+
+
+def _patch_is_object(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
+    patch = doc.get("patch")
+    if patch is not None and type(patch) is not dict:
+        w.fail(f"{ptr}/patch", "TYPE_MISMATCH", "a JSON Merge Patch here is an object")
+
+
+def _review(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
+    _patch_is_object(w, doc, ptr)
+    amend = doc.get("decision") == "amend"
+    if amend and doc.get("patch") is None:
+        w.fail(f"{ptr}/patch", "REQUIRED_FIELD_MISSING", "an amend decision carries its patch")
+    elif not amend and doc.get("patch") is not None and doc.get("decision") is not None:
+        w.fail(f"{ptr}/patch", "ONEOF_CONFLICT", "only an amend decision carries a patch")
+
+
+def _compact(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
+    summary = doc.get("summary")
+    if type(summary) is dict and summary.get("kind") not in (None, "summary"):
+        w.fail(f"{ptr}/summary/kind", "KIND_MISMATCH", "the record that replaces others is a summary")
 
 
 def _embedding(w: _Walk, doc: dict[str, Any], ptr: str) -> None:
@@ -128,6 +178,11 @@ _SPECIAL: dict[str, Any] = {
     "DeleteRequest": _delete,
     "ExpirePolicy": _expire_policy,
     "Embedding": _embedding,
+    "Procedure": _procedure,
+    "HistoryRequest": _history,
+    "UpdateRequest": _patch_is_object,
+    "ReviewRequest": _review,
+    "CompactRequest": _compact,
 }
 _compiled.FUNCTIONS["SPECIAL"].update(_SPECIAL)
 
@@ -223,6 +278,7 @@ _KEYWORD_REASONS = {
 _BEYOND_SCHEMA = frozenset({
     "INVALID_TIMESTAMP", "DIMENSION_MISMATCH", "NUMBER_OUT_OF_RANGE", "NON_FINITE_NUMBER",
     "NESTING_TOO_DEEP", "TOO_MANY_ITEMS", "STRING_TOO_LONG", "UNSUPPORTED_VERSION",
+    "VALUE_OUT_OF_RANGE",  # procedure states
 })
 
 
