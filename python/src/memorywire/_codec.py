@@ -62,6 +62,14 @@ def _bytes_json(v: Any) -> Any:
     return base64.b64encode(v).decode("ascii")
 
 
+class Float32Values(list):  # type: ignore[type-arg]
+    """The values of a float32 vector read from binary32 bytes, which it keeps
+    so that writers need not convert the values back."""
+
+    __slots__ = ("raw",)
+    raw: bytes
+
+
 def _vector(v: Any) -> list[float]:
     if type(v) is not bytes:
         raise PathError("TYPE_MISMATCH", "a float32 vector is a bin of little-endian binary32 values")
@@ -71,11 +79,26 @@ def _vector(v: Any) -> list[float]:
     a.frombytes(v)
     if not _LITTLE:
         a.byteswap()
-    values = a.tolist()
-    for i, x in enumerate(values):
-        if x - x != 0:
-            raise PathError("NON_FINITE_NUMBER", "NaN and infinities are not allowed").at(i)
+    values = Float32Values(a.tolist())
+    if not vector_finite(v if _LITTLE else a.tobytes()):
+        for i, x in enumerate(values):
+            if x - x != 0:
+                raise PathError("NON_FINITE_NUMBER", "NaN and infinities are not allowed").at(i)
+    values.raw = v if _LITTLE else a.tobytes()
     return values
+
+
+# Bytes that can be the high byte of a non-finite little-endian binary32.
+_NOT_HIGH = bytes(b for b in range(256) if b & 0x7F != 0x7F)
+
+
+def vector_finite(raw: bytes) -> bool:
+    """Whether every little-endian binary32 in raw is finite."""
+    if not raw[3::4].translate(None, _NOT_HIGH):
+        return True
+    a = array("f")
+    a.frombytes(raw)
+    return all(x - x == 0 for x in a)
 
 
 # -- Protobuf form -> JSON form ----------------------------------------------

@@ -11,10 +11,10 @@ Jobs, per message type ``M``:
 
 * ``check_M(d, p, w, depth)``: validate the JSON form ``d`` at pointer ``p``,
   reporting to the walk ``w`` (a :class:`memorywire.validation._Walk`).
-* ``kw_M(d)``: the keyword arguments that build the upb message.
 * ``mp_M(d)``: the canonical MessagePack form (keys sorted, defaults dropped).
 * ``js_M(d)``: the canonical JSON form (defaults dropped, spellings fixed).
 * ``un_M(d)``: the JSON form of a MessagePack-form document.
+* ``pb_M(d)``: the canonical Protobuf bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+import struct
 import sys
 from array import array
 from typing import Any
@@ -29,10 +30,13 @@ from typing import Any
 import msgpack as _msgpack
 
 from memorywire import _model as m
-from memorywire import _timestamp
+from memorywire import _rules, _timestamp
+from memorywire._codec import Float32Values, vector_finite
 from memorywire.errors import escape_token
 
 FLOAT32_MAX = 3.4028234663852886e38
+#: Absent, as opposed to null, for fields whose Value may be null.
+_MISSING = object()
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _LITTLE = sys.byteorder == "little"
 
@@ -41,8 +45,6 @@ _TIMESTAMP = re.compile(
     r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
 )
 _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-# Bytes that can be the high byte of a non-finite little-endian binary32.
-_NOT_HIGH = bytes(b for b in range(256) if b & 0x7F != 0x7F)
 
 
 def _jtype(v: Any) -> str:
@@ -68,23 +70,19 @@ def _days_ok(v: str) -> bool:
     return True
 
 
-def vector_finite(raw: bytes) -> bool:
-    """Whether every little-endian binary32 in raw is finite."""
-    if not raw[3::4].translate(None, _NOT_HIGH):
-        return True
-    a = array("f")
-    a.frombytes(raw)
-    return all(math.isfinite(x) for x in a)
-
-
 def check_vector(v: list[Any], p: str, w: Any) -> None:
+    if type(v) is Float32Values:
+        return  # read from binary32 bytes and checked then
     kinds = set(map(type, v))
     if not kinds <= {float, int}:
         for i, x in enumerate(v):
             if type(x) is not float and type(x) is not int:
                 w.fail(f"{p}/{i}", "TYPE_MISMATCH", f"expected a number, got {_jtype(x)}")
                 return
-    for i, x in enumerate(v) if not vector_finite(array("f", v).tobytes()) else ():
+    raw = array("f", v)
+    if not _LITTLE:
+        raw.byteswap()
+    for i, x in enumerate(v) if not vector_finite(raw.tobytes()) else ():
         if x - x != 0:
             w.fail(f"{p}/{i}", "NON_FINITE_NUMBER", "NaN and infinities are not allowed")
             return
@@ -102,7 +100,56 @@ def check_string_bytes(v: str, p: str, w: Any) -> bool:
 
 def check_value(v: Any, p: str, w: Any, depth: int) -> None:
     t = type(v)
-    if t is str:
+    if t is dict:
+        if depth > w.max_depth:
+            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")
+            return
+        if len(v) > w.max_items:
+            w.fail(p, "TOO_MANY_ITEMS", f"{len(v)} entries; the limit is {w.max_items}")
+            return
+        w.members += len(v)
+        for key, x in v.items():
+            if type(key) is not str:
+                w.fail(p, "TYPE_MISMATCH", "object keys must be strings")
+                return
+            if len(key) > w.max_chars and not check_string_bytes(key, p, w):
+                return
+            tx = type(x)
+            # Scalars are checked here; only their failures build a pointer.
+            if tx is str:
+                if len(x) > w.max_chars:
+                    check_string_bytes(x, p + "/" + escape_token(key), w)
+            elif tx is bool or x is None:
+                pass
+            elif tx is int:
+                if x < INT64_MIN or x > INT64_MAX:
+                    check_value(x, p + "/" + escape_token(key), w, depth + 1)
+            elif tx is float:
+                if x - x != 0 or x >= 9.2e18 or x <= -9.2e18:
+                    check_value(x, p + "/" + escape_token(key), w, depth + 1)
+            else:
+                check_value(x, p + "/" + escape_token(key), w, depth + 1)
+    elif t is list:
+        if depth > w.max_depth:
+            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")
+            return
+        if len(v) > w.max_items:
+            w.fail(p, "TOO_MANY_ITEMS", f"{len(v)} elements; the limit is {w.max_items}")
+            return
+        for i, x in enumerate(v):
+            tx = type(x)
+            if tx is str:
+                if len(x) > w.max_chars:
+                    check_string_bytes(x, f"{p}/{i}", w)
+            elif tx is bool or x is None:
+                pass
+            elif tx is float and x - x == 0 and -9.2e18 < x < 9.2e18:
+                pass
+            elif tx is int and INT64_MIN <= x <= INT64_MAX:
+                pass
+            else:
+                check_value(x, f"{p}/{i}", w, depth + 1)
+    elif t is str:
         if len(v) > w.max_chars:
             check_string_bytes(v, p, w)
     elif t is int:
@@ -114,25 +161,6 @@ def check_value(v: Any, p: str, w: Any, depth: int) -> None:
         elif v >= 9.2e18 or v <= -9.2e18:
             # Possibly an integer token too long for the fast JSON parser.
             w.large_float = True
-    elif t is dict or t is list:
-        if depth > w.limits.max_depth:
-            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.limits.max_depth}")
-            return
-        if len(v) > w.limits.max_items:
-            w.fail(p, "TOO_MANY_ITEMS", f"{len(v)} elements; the limit is {w.limits.max_items}")
-            return
-        if t is dict:
-            w.members += len(v)
-            for key, x in v.items():
-                if type(key) is not str:
-                    w.fail(p, "TYPE_MISMATCH", "object keys must be strings")
-                    return
-                if len(key) > w.max_chars and not check_string_bytes(key, p, w):
-                    return
-                check_value(x, p + "/" + escape_token(key), w, depth + 1)
-        else:
-            for i, x in enumerate(v):
-                check_value(x, f"{p}/{i}", w, depth + 1)
     elif v is not None and t is not bool:
         w.fail(p, "TYPE_MISMATCH", f"{t.__name__} is not a JSON value")
 
@@ -148,27 +176,6 @@ def extra_member(key: Any, v: Any, p: str, w: Any, info: m.MessageInfo, depth: i
         w.fail(f"{p}/{escape_token(str(key))}", "UNKNOWN_FIELD", f"{info.name} has no field {key!r}")
 
 
-def value_kw(v: Any) -> dict[str, Any]:
-    t = type(v)
-    if t is str:
-        return {"string_value": v}
-    if t is int:
-        return {"integer_value": v}
-    if t is float:
-        return {"float_value": v}
-    if t is bool:
-        return {"bool_value": v}
-    if v is None:
-        return {"null_value": 0}
-    if t is list:
-        return {"list_value": {"values": [value_kw(x) for x in v]}}
-    return {"map_value": {"entries": [{"key": k, "value": value_kw(v[k])} for k in sorted(v)]}}
-
-
-def map_kw(v: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"key": k, "value": value_kw(v[k])} for k in sorted(v)]
-
-
 def sorted_value(v: Any) -> Any:
     t = type(v)
     if t is dict:
@@ -178,20 +185,95 @@ def sorted_value(v: Any) -> Any:
     return v
 
 
-def ts_kw(v: str) -> dict[str, int]:
-    s, n = _timestamp.parse(v)
-    return {"seconds": s, "nanos": n}
-
-
 def ts_mp(v: str) -> _msgpack.Timestamp:
     return _msgpack.Timestamp(*_timestamp.parse(v))
 
 
 def vec_mp(v: Any) -> bytes:
+    if type(v) is Float32Values:
+        return v.raw
     a = array("f", v)
     if not _LITTLE:
         a.byteswap()
     return a.tobytes()
+
+
+# -- Protobuf wire bytes -----------------------------------------------------
+
+_VARINT1 = [bytes((i,)) for i in range(128)]
+_pack_double = struct.Struct("<d").pack
+
+
+def varint(n: int) -> bytes:
+    if n < 128:
+        return _VARINT1[n]
+    if n < 0:
+        n += 1 << 64
+    out = bytearray()
+    while n > 127:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def pb_string(tag: bytes, v: str) -> bytes:
+    b = v.encode("utf-8")
+    n = len(b)
+    return tag + (_VARINT1[n] if n < 128 else varint(n)) + b
+
+
+def pb_bytes(tag: bytes, b: bytes) -> bytes:
+    n = len(b)
+    return tag + (_VARINT1[n] if n < 128 else varint(n)) + b
+
+
+def pb_timestamp(tag: bytes, v: str) -> bytes:
+    seconds, nanos = _timestamp.parse(v)
+    inner = (b"\x08" + varint(seconds) if seconds else b"") + (b"\x10" + varint(nanos) if nanos else b"")
+    return tag + _VARINT1[len(inner)] + inner
+
+
+def pb_vector(tag: bytes, v: Any) -> bytes:
+    if type(v) is Float32Values:
+        raw = v.raw
+    else:
+        a = array("f", v)
+        if not _LITTLE:
+            a.byteswap()
+        raw = a.tobytes()
+    return pb_bytes(tag, raw)
+
+
+def pb_packed(tag: bytes, values: list[int]) -> bytes:
+    return pb_bytes(tag, b"".join([varint(x) for x in values]))
+
+
+def pb_value(v: Any) -> bytes:
+    """The fields of a memorywire.v1.Value message."""
+    t = type(v)
+    if t is str:
+        return pb_string(b"\x2a", v)
+    if t is int:
+        return b"\x18" + varint((v << 1) ^ (v >> 63) if v < 0 else v << 1)
+    if t is float:
+        return b"\x21" + _pack_double(v)
+    if t is bool:
+        return b"\x10\x01" if v else b"\x10\x00"
+    if v is None:
+        return b"\x08\x00"
+    if t is list:
+        return pb_bytes(b"\x32", b"".join([pb_bytes(b"\x0a", pb_value(x)) for x in v]))
+    return pb_bytes(b"\x3a", pb_entries(b"\x0a", v))
+
+
+def pb_entries(tag: bytes, v: dict[str, Any]) -> bytes:
+    """A map from strings to Values as repeated MapEntry, sorted by key."""
+    out = []
+    for key in sorted(v):
+        entry = (pb_string(b"\x0a", key) if key else b"") + pb_bytes(b"\x12", pb_value(v[key]))
+        out.append(pb_bytes(tag, entry))
+    return b"".join(out)
 
 
 # -- source generation -------------------------------------------------------
@@ -228,45 +310,75 @@ def _gen_check(src: _Source, info: m.MessageInfo) -> None:
     src.add(1, "if type(d) is not dict:")
     src.add(2, f'w.fail(p, "TYPE_MISMATCH", "expected an object ({name}), got " + _jtype(d))')
     src.add(2, "return")
-    src.add(1, "if depth > w.limits.max_depth:")
-    src.add(2, 'w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.limits.max_depth}")')
+    src.add(1, "if depth > w.max_depth:")
+    src.add(2, 'w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")')
     src.add(2, "return")
     src.add(1, "w.members += len(d)")
+    nullable = src.const(frozenset(f.name for f in info.ordered if f.kind == m.VALUE and not f.is_map), "_nullable")
+    for oneof in info.oneofs:
+        src.add(1, f"n_{oneof} = 0")
     src.add(1, "for key, v in d.items():")
-    src.add(2, "if v is None:")
+    src.add(2, f"if v is None and key not in {nullable}:")
     src.add(3, f"extra_member(key, v, p, w, {src.const(info, '_info')}, depth)")
     src.add(3, "continue")
-    first = True
-    for f in info.ordered:
-        key = f.name
-        ptr = _pt("p", key)
-        src.add(2, f'{"if" if first else "elif"} key == "{key}":')
-        first = False
-        if f.is_map:
-            _gen_check_map(src, f, ptr, 3)
-        elif f.repeated:
-            _gen_check_repeated(src, f, ptr, 3)
-        else:
-            _gen_check_single(src, f, "v", ptr, 3, "depth + 1")
-        if f.required and (f.repeated or f.is_map or f.kind in (m.STRING, m.BYTES, m.UINT)):
-            src.add(3, "if not v:")
-            src.add(4, f'w.fail({ptr}, "REQUIRED_FIELD_MISSING", "{name}.{key} is required")')
-    src.add(2, "else:")
+    # Dispatch on the member name with one dict lookup and a binary tree of
+    # integer comparisons, not a chain of string comparisons.
+    index = src.const({f.name: i for i, f in enumerate(info.ordered)}, "_index")
+    src.add(2, f"i = {index}.get(key)")
+    src.add(2, "if i is None:")
     src.add(3, f"extra_member(key, v, p, w, {src.const(info, '_info')}, depth)")
+    src.add(3, "continue")
+    _gen_dispatch(src, info, list(enumerate(info.ordered)), 2)
     for f in info.ordered:
         if f.required:
-            src.add(1, f'if d.get("{f.name}") is None:')
+            absent = f'"{f.name}" not in d' if f.kind == m.VALUE else f'd.get("{f.name}") is None'
+            src.add(1, f"if {absent}:")
             src.add(2, f'w.fail({_pt("p", f.name)}, "REQUIRED_FIELD_MISSING", "{name}.{f.name} is required")')
     for oneof, members in info.oneofs.items():
         mem = src.const(tuple(members), "_one")
-        src.add(1, f"present = [k for k in {mem} if d.get(k) is not None]")
-        src.add(1, "if len(present) > 1:")
+        src.add(1, f"if n_{oneof} > 1:")
+        src.add(2, f"present = [k for k in {mem} if d.get(k) is not None]")
         src.add(2, f'w.fail(p + "/" + present[1], "ONEOF_CONFLICT", "at most one of {", ".join(members)} may be set")')
-    src.add(1, f"special = SPECIAL.get({src.const(info.name, '_name')})")
-    src.add(1, "if special is not None:")
-    src.add(2, "special(w, d, p)")
+        if (info.name, oneof) in _EXACTLY_ONE:
+            src.add(1, f"elif n_{oneof} == 0:")
+            src.add(2, f'w.fail(p, "REQUIRED_FIELD_MISSING", "one of {", ".join(members)} is required")')
+    if info.name in _rules.SPECIAL:
+        src.add(1, f"SPECIAL[{src.const(info.name, '_name')}](w, d, p)")
     src.add(0, "")
 
+
+
+#: Oneofs of which exactly one member is set; a record's payload is checked
+#: by memorywire.validation, since a tombstone has none.
+_EXACTLY_ONE = frozenset({("ContentPart", "part"), ("Filter", "expression")})
+
+
+def _gen_dispatch(src: _Source, info: m.MessageInfo, fields: list[tuple[int, m.FieldInfo]],
+                  ind: int) -> None:
+    if len(fields) == 1:
+        _gen_check_field(src, info, fields[0][1], ind)
+        return
+    mid = len(fields) // 2
+    src.add(ind, f"if i < {fields[mid][0]}:")
+    _gen_dispatch(src, info, fields[:mid], ind + 1)
+    src.add(ind, "else:")
+    _gen_dispatch(src, info, fields[mid:], ind + 1)
+
+
+def _gen_check_field(src: _Source, info: m.MessageInfo, f: m.FieldInfo, ind: int) -> None:
+    key = f.name
+    ptr = _pt("p", key)
+    if f.oneof is not None:
+        src.add(ind, f"n_{f.oneof} += 1")
+    if f.is_map:
+        _gen_check_map(src, f, ptr, ind)
+    elif f.repeated:
+        _gen_check_repeated(src, f, ptr, ind)
+    else:
+        _gen_check_single(src, f, "v", ptr, ind, "depth + 1")
+    if f.required and (f.repeated or f.is_map or f.kind in (m.STRING, m.BYTES, m.UINT)):
+        src.add(ind, "if not v:")
+        src.add(ind + 1, f'w.fail({ptr}, "REQUIRED_FIELD_MISSING", "{info.name}.{key} is required")')
 
 
 def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int, depth: str,
@@ -279,8 +391,11 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         limit = f.max_length
         cond = f"len({var}) > w.max_chars" + (f" or len({var}) > {limit}" if limit is not None else "")
         src.add(ind + 1, f"if {cond}:")
-        src.add(ind + 2, f"if check_string_bytes({var}, {ptr}, w) and len({var}) > {limit if limit is not None else 'len(' + var + ')'}:")
-        src.add(ind + 3, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at most {limit} allowed")')
+        if limit is None:
+            src.add(ind + 2, f"check_string_bytes({var}, {ptr}, w)")
+        else:
+            src.add(ind + 2, f"if check_string_bytes({var}, {ptr}, w) and len({var}) > {limit}:")
+            src.add(ind + 3, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at most {limit} allowed")')
         if f.min_length is not None and (f.min_length > 1 or item or not f.required):
             src.add(ind + 1, f"if len({var}) < {f.min_length}:")
             src.add(ind + 2, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at least {f.min_length} required")')
@@ -344,10 +459,11 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
 
 
 def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
-    src.add(ind, "if type(v) is not list:")
+    vec = " and type(v) is not Float32Values" if f.kind == m.FLOAT32 else ""
+    src.add(ind, f"if type(v) is not list{vec}:")
     src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
-    src.add(ind, "elif len(v) > w.limits.max_items:")
-    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{len(v)}} elements; the limit is {{w.limits.max_items}}")')
+    src.add(ind, "elif len(v) > w.max_items:")
+    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{len(v)}} elements; the limit is {{w.max_items}}")')
     src.add(ind, "else:")
     if f.max_items is not None:
         src.add(ind + 1, f"if len(v) > {f.max_items}:")
@@ -355,8 +471,8 @@ def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> Non
     if f.kind == m.FLOAT32:
         src.add(ind + 1, f"check_vector(v, {ptr}, w)")
         return
-    src.add(ind + 1, "if depth + 1 > w.limits.max_depth:")
-    src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.limits.max_depth}}")')
+    src.add(ind + 1, "if depth + 1 > w.max_depth:")
+    src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
     src.add(ind + 1, "else:")
     src.add(ind + 2, "for i, x in enumerate(v):")
     src.add(ind + 3, "if x is None:")
@@ -389,8 +505,6 @@ def _needs(kind: int, info: m.MessageInfo | None, job: str) -> bool:
     if kind == m.MESSAGE:
         assert info is not None
         return True
-    if job == "kw":
-        return kind in (m.ENUM, m.TIMESTAMP, m.BYTES, m.VALUE)
     if job == "mp":
         return kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE, m.VALUE)
     if job == "js":
@@ -409,45 +523,18 @@ def _default_test(f: m.FieldInfo, var: str) -> str:
     return var
 
 
-def _gen_kw(src: _Source, info: m.MessageInfo) -> None:
-    src.add(0, f"def kw_{info.name}(d):")
-    special = [f for f in info.ordered if f.is_map or _needs(f.kind, f.message, "kw")]
-    if not special:
-        src.add(1, "return d")
-        src.add(0, "")
-        return
-    src.add(1, "k = dict(d)")
-    for f in special:
-        src.add(1, f'v = d.get("{f.name}")')
-        src.add(1, "if v is not None:")
-        src.add(2, f'k["{f.name}"] = ' + _kw_expr(src, f))
-    src.add(1, "return k")
-    src.add(0, "")
-
-
-def _kw_expr(src: _Source, f: m.FieldInfo) -> str:
-    if f.is_map:
-        return "map_kw(v)"
-    one = {
-        m.ENUM: lambda x: f"{src.const(f.enum.by_json if f.enum else {}, '_ev')}[{x}]",
-        m.TIMESTAMP: lambda x: f"ts_kw({x})",
-        m.BYTES: lambda x: f"b64decode({x})",
-        m.VALUE: lambda x: f"value_kw({x})",
-        m.MESSAGE: lambda x: f"kw_{f.message.name}({x})" if f.message else x,
-    }[f.kind]
-    if f.repeated:
-        return f"[{one('x')} for x in v]"
-    return one("v")
-
-
 def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
     """mp_ and js_: canonical forms, keys in sorted order, defaults dropped."""
     src.add(0, f"def {job}_{info.name}(d):")
     src.add(1, "o = {}")
     src.add(1, "n = 0")
     for f in sorted(info.ordered, key=lambda f: f.name):
-        src.add(1, f'v = d.get("{f.name}")')
-        src.add(1, "if v is not None:")
+        if f.kind == m.VALUE and not f.is_map:
+            src.add(1, f'v = d.get("{f.name}", MISSING)')
+            src.add(1, "if v is not MISSING:")
+        else:
+            src.add(1, f'v = d.get("{f.name}")')
+            src.add(1, "if v is not None:")
         src.add(2, "n += 1")
         if f.is_map:
             src.add(2, "if v:")
@@ -493,6 +580,75 @@ def _out_expr(src: _Source, f: m.FieldInfo, job: str, repeated: bool) -> str:
             return "v"
         return f"[{one('x')} for x in v]"
     return one("v")
+
+
+def _tag(number: int, wire: int) -> bytes:
+    return varint(number << 3 | wire)
+
+
+def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
+    """pb_: the canonical Protobuf bytes, fields in field-number order."""
+    src.add(0, f"def pb_{info.name}(d):")
+    src.add(1, "o = []")
+    for f in info.ordered:
+        key = f.name
+        k = f.kind
+        if k == m.VALUE and not f.is_map:
+            src.add(1, f'v = d.get("{key}", MISSING)')
+        else:
+            src.add(1, f'v = d.get("{key}")')
+        wire = 2 if (f.is_map or f.repeated or k in (m.STRING, m.BYTES, m.MESSAGE, m.TIMESTAMP, m.VALUE)) \
+            else (1 if k == m.DOUBLE else 0)
+        tag = src.const(_tag(f.number, wire), "_tag")
+        test = "v" if (f.is_map or f.repeated) else ("v is not None" if f.presence else None)
+        if k == m.VALUE and not f.is_map:
+            test = "v is not MISSING"
+        if test is None:
+            test = "v is not None and (v or copysign(1.0, v) < 0)" if k == m.DOUBLE else "v"
+        src.add(1, f"if {test}:")
+        if f.is_map:
+            src.add(2, f"o.append(pb_entries({tag}, v))")
+        elif f.repeated:
+            if k == m.FLOAT32:
+                src.add(2, f"o.append(pb_vector({tag}, v))")
+            elif k in (m.UINT, m.ENUM):
+                conv = f"[{src.const(f.enum.by_json, '_ev')}[x] for x in v]" if f.enum else "v"
+                src.add(2, f"o.append(pb_packed({tag}, {conv}))")
+            elif k == m.STRING:
+                src.add(2, f"o.extend([pb_string({tag}, x) for x in v])")
+            elif k == m.MESSAGE:
+                assert f.message is not None
+                src.add(2, f"o.extend([pb_bytes({tag}, pb_{f.message.name}(x)) for x in v])")
+            elif k == m.BYTES:
+                src.add(2, f"o.extend([pb_bytes({tag}, b64decode(x)) for x in v])")
+            elif k == m.TIMESTAMP:
+                src.add(2, f"o.extend([pb_timestamp({tag}, x) for x in v])")
+            else:
+                raise AssertionError(f"no Protobuf writer for repeated {f.name}")
+        elif k == m.STRING:
+            src.add(2, f"o.append(pb_string({tag}, v))")
+        elif k == m.BOOL:
+            src.add(2, f"o.append({tag} + (b'\\x01' if v else b'\\x00'))")
+        elif k == m.UINT:
+            src.add(2, f"o.append({tag} + varint(v))")
+        elif k == m.ENUM:
+            assert f.enum is not None
+            src.add(2, f"o.append({tag} + varint({src.const(f.enum.by_json, '_ev')}[v]))")
+        elif k == m.DOUBLE:
+            src.add(2, f"o.append({tag} + pack_double(v))")
+        elif k == m.BYTES:
+            src.add(2, f"o.append(pb_bytes({tag}, b64decode(v)))")
+        elif k == m.TIMESTAMP:
+            src.add(2, f"o.append(pb_timestamp({tag}, v))")
+        elif k == m.VALUE:
+            src.add(2, f"o.append(pb_bytes({tag}, pb_value(v)))")
+        elif k == m.MESSAGE:
+            assert f.message is not None
+            src.add(2, f"o.append(pb_bytes({tag}, pb_{f.message.name}(v)))")
+        else:
+            raise AssertionError(f"no Protobuf writer for {f.name}")
+    src.add(1, 'return b"".join(o)')
+    src.add(0, "")
 
 
 def _gen_un(src: _Source, info: m.MessageInfo) -> None:
@@ -556,20 +712,23 @@ def _build() -> dict[str, Any]:
         i += 1
     for info in infos:
         _gen_check(src, info)
-        _gen_kw(src, info)
         _gen_out(src, info, "mp")
         _gen_out(src, info, "js")
         _gen_un(src, info)
+        _gen_pb(src, info)
     namespace: dict[str, Any] = {
         "_jtype": _jtype, "timestamp_ok": timestamp_ok, "check_vector": check_vector,
         "check_string_bytes": check_string_bytes, "check_value": check_value,
         "extra_member": extra_member, "escape_token": escape_token, "_BASE64": _BASE64,
-        "value_kw": value_kw, "map_kw": map_kw, "ts_kw": ts_kw, "ts_mp": ts_mp, "vec_mp": vec_mp,
+        "ts_mp": ts_mp, "vec_mp": vec_mp, "MISSING": _MISSING,
         "sorted_value": sorted_value, "b64decode": base64.b64decode, "array": array,
         "copysign": math.copysign, "ts_canonical": _timestamp.canonical, "unknown_out": unknown_out,
         "un_vector": _codec._vector, "un_timestamp": _codec._timestamp_json,
         "un_bytes": _codec._bytes_json, "un_double": _un_double, "at": _codec._at,
-        "PathError": _codec.PathError, "SPECIAL": {},
+        "PathError": _codec.PathError, "SPECIAL": _rules.SPECIAL, "Float32Values": Float32Values,
+        "pb_string": pb_string, "pb_bytes": pb_bytes, "pb_timestamp": pb_timestamp,
+        "pb_vector": pb_vector, "pb_packed": pb_packed, "pb_value": pb_value,
+        "pb_entries": pb_entries, "varint": varint, "pack_double": _pack_double,
     }
     namespace.update(src.consts)
     code = compile("\n".join(src.lines), "<memorywire._compiled>", "exec")

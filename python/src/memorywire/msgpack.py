@@ -110,13 +110,9 @@ class Decoder:
                                f"the key {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
         return self.decode_object(raw)
 
-    def decode_object(self, raw: Any) -> dict[str, Any]:
-        """Validate an object msgpack has already unpacked (with the options of
-        this decoder and no repeated map key) and return the document."""
-        return self.decode_object(raw)
-
     def decode_object(self, raw: Any) -> tuple[dict[str, Any], Any]:
-        """Turn one unpacked MessagePack object into a validated document;
+        """Turn one object msgpack has already unpacked (with the options of
+        this decoder and no repeated map key) into a validated document;
         return it and its validation walk."""
         if type(raw) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a MessagePack map")

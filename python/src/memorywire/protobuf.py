@@ -79,23 +79,26 @@ class Encoder:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
         self._cls = _document.info(type).cls
-        self._kwargs = _document.function("kw", type)
+        self._write = _document.function("pb", type)
 
     def message(self, doc: Mapping[str, Any]) -> Message:
         """The document as an upb message, after validation."""
-        walk = _document.validated(doc, self.type, self.limits)
-        _document.refuse_unknown(walk, "protobuf")
-        return self._cls(**self._kwargs(doc))
+        return self._cls.FromString(self.encode(doc))
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical Protobuf."""
-        return self.message(doc).SerializeToString()  # type: ignore[no-any-return]
+        walk = _document.validated(doc, self.type, self.limits)
+        return self.encode_valid(doc, walk)
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
-        """Write a document the validator has accepted, canonically."""
+        """Write a document the validator has accepted, canonically: fields in
+        field-number order, map entries sorted by key, floats packed."""
         if walk is not None:
             _document.refuse_unknown(walk, "protobuf")
-        return self._cls(**self._kwargs(doc)).SerializeToString()  # type: ignore[no-any-return]
+        try:
+            return self._write(doc)  # type: ignore[no-any-return]
+        except UnicodeEncodeError as e:
+            raise decode_error("INVALID_UNICODE", "", f"a string holds a lone surrogate: {e}") from None
 
 
 _decoders: dict[str, Decoder] = {}

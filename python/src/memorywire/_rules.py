@@ -1,0 +1,170 @@
+"""The validation walk's state, and the rules of the specification that span
+several fields of one message, which the generated checking functions call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memorywire import _model as m
+from memorywire.errors import Violation
+from memorywire.limits import Limits
+
+MAX_ERRORS = 100
+_PAYLOADS = frozenset(m.kind_payloads()) | {"encrypted"}
+_KINDS = frozenset(m.kind_payloads())
+
+
+class Walk:
+    """The state of one validation pass: violations, unknown members, and
+    how many object members it visited (for the duplicate-key check)."""
+
+    __slots__ = ("errors", "large_float", "limits", "max_chars", "max_depth", "max_items", "members",
+                 "tolerant", "unknown")
+
+    def __init__(self, limits: Limits, tolerant: bool) -> None:
+        self.errors: list[Violation] = []
+        self.limits = limits
+        #: Strings longer than this many code points may exceed the byte limit.
+        self.max_chars = limits.max_string_bytes // 4
+        self.max_depth = limits.max_depth
+        self.max_items = limits.max_items
+        #: Whether unknown members are tolerated (a document of a newer minor).
+        self.tolerant = tolerant
+        self.unknown: list[str] = []
+        self.members = 0
+        #: Whether a Value holds a float beyond the 64-bit integer range.
+        self.large_float = False
+
+    def fail(self, pointer: str, reason: str, message: str) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(Violation(pointer, reason, message))
+
+
+
+
+
+def _record(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    kind = doc.get("kind")
+    lifecycle = doc.get("lifecycle")
+    if type(kind) is str and doc.get(kind) is not None and "specversion" not in doc \
+            and not (type(lifecycle) is dict and lifecycle.get("status") == "deleted"):
+        return  # the common case: the payload the kind names, at most one (checked by the walk)
+    if not ptr and "specversion" in doc and type(kind) is str and doc.get(kind) is not None \
+            and not (type(lifecycle) is dict and lifecycle.get("status") == "deleted"):
+        return
+    present = [k for k in _PAYLOADS if doc.get(k) is not None]
+    if _is_tombstone(doc):
+        if present:
+            w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH", "a tombstone keeps no payload")
+    elif type(kind) is str and kind in _KINDS and present and kind not in present \
+            and "encrypted" not in present:
+        w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH",
+               f"a record of kind {kind!r} carries {kind!r} or 'encrypted', not {present[0]!r}")
+    elif not present:
+        w.fail(ptr, "REQUIRED_FIELD_MISSING", "a record carries exactly one payload")
+    if ptr and "specversion" in doc:
+        w.fail(f"{ptr}/specversion", "UNKNOWN_FIELD",
+               "a record inside another document inherits its specversion and MUST NOT carry one")
+
+
+def _is_tombstone(doc: dict[str, Any]) -> bool:
+    lifecycle = doc.get("lifecycle")
+    return type(lifecycle) is dict and lifecycle.get("status") == "deleted"
+
+
+def _media(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    if not any(doc.get(k) for k in ("uri", "data", "file_id")):
+        w.fail(ptr, "REQUIRED_FIELD_MISSING", "a media part needs one of uri, data and file_id")
+
+
+def _tool_result(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    if doc.get("output") is not None and doc.get("output_parts") is not None:
+        w.fail(f"{ptr}/output_parts", "ONEOF_CONFLICT", "at most one of output and output_parts")
+
+
+def _delete(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    has_ids, has_filter = doc.get("ids") is not None, doc.get("filter") is not None
+    if has_ids == has_filter:
+        w.fail(f"{ptr}/{'filter' if has_ids else 'ids'}",
+               "ONEOF_CONFLICT" if has_ids else "REQUIRED_FIELD_MISSING",
+               "exactly one of ids and filter is required")
+    ids = doc.get("ids")
+    if doc.get("expected_revision") is not None and not (type(ids) is list and len(ids) == 1):
+        w.fail(f"{ptr}/ids", "COUNT_OUT_OF_RANGE", "expected_revision applies to a delete of one id")
+
+
+_CRITERIA = ("older_than_seconds", "not_accessed_seconds", "importance_below", "past_expiry")
+
+
+def _expire_policy(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    if not any(doc.get(c) is not None for c in _CRITERIA):
+        w.fail(ptr, "REQUIRED_FIELD_MISSING",
+               "an expire policy needs one of " + ", ".join(_CRITERIA))
+    if doc.get("half_life_seconds") is not None and doc.get("importance_below") is None:
+        w.fail(f"{ptr}/importance_below", "REQUIRED_FIELD_MISSING",
+               "half_life_seconds decays importance, so importance_below is required")
+
+
+def _procedure(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    states = doc.get("states")
+    if type(states) is not list:
+        return
+    for name in ("initial_state", "current_state"):
+        value = doc.get(name)
+        if type(value) is str and value and value not in states:
+            w.fail(f"{ptr}/{name}", "VALUE_OUT_OF_RANGE", f"{value!r} is not one of the states")
+
+
+def _history(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    agents = doc.get("agents")
+    count = len(agents) if type(agents) is list else 0
+    if doc.get("thread") == "between":
+        if count != 2:
+            w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "a between read names exactly two agents")
+    elif count:
+        w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "only a between read names agents")
+
+
+def _patch_is_object(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    patch = doc.get("patch")
+    if patch is not None and type(patch) is not dict:
+        w.fail(f"{ptr}/patch", "TYPE_MISMATCH", "a JSON Merge Patch here is an object")
+
+
+def _review(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    _patch_is_object(w, doc, ptr)
+    amend = doc.get("decision") == "amend"
+    if amend and doc.get("patch") is None:
+        w.fail(f"{ptr}/patch", "REQUIRED_FIELD_MISSING", "an amend decision carries its patch")
+    elif not amend and doc.get("patch") is not None and doc.get("decision") is not None:
+        w.fail(f"{ptr}/patch", "ONEOF_CONFLICT", "only an amend decision carries a patch")
+
+
+def _compact(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    summary = doc.get("summary")
+    if type(summary) is dict and summary.get("kind") not in (None, "summary"):
+        w.fail(f"{ptr}/summary/kind", "KIND_MISMATCH", "the record that replaces others is a summary")
+
+
+def _embedding(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    values, dims = doc.get("values"), doc.get("dimensions")
+    if type(values) is list and type(dims) is int and dims != len(values):
+        w.fail(f"{ptr}/dimensions", "DIMENSION_MISMATCH",
+               f"dimensions is {dims} but there are {len(values)} values")
+    if type(dims) is int and dims > w.limits.max_dimensions:
+        w.fail(f"{ptr}/dimensions", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions")
+
+
+SPECIAL: dict[str, Any] = {
+    "MemoryRecord": _record,
+    "MediaPart": _media,
+    "ToolResult": _tool_result,
+    "DeleteRequest": _delete,
+    "ExpirePolicy": _expire_policy,
+    "Embedding": _embedding,
+    "Procedure": _procedure,
+    "HistoryRequest": _history,
+    "UpdateRequest": _patch_is_object,
+    "ReviewRequest": _review,
+    "CompactRequest": _compact,
+}

@@ -1,0 +1,653 @@
+"""The ``memorywire`` command: validate, convert and inspect documents and streams.
+
+Exit status: 0 when every input is valid, 1 when an input is not, 2 on a
+usage error (a bad option, an unknown message type, a file that cannot be
+read or written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO
+
+import orjson
+
+import memorywire
+from memorywire import _model, stream
+from memorywire import json as _json
+from memorywire.convert import convert, detect_encoding, module
+from memorywire.errors import (
+    LIMIT_REASONS,
+    MemorywireError,
+    Violation,
+    decode_error,
+)
+from memorywire.limits import Limits
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+__all__ = ["main", "run"]
+
+PROG = "memorywire"
+DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
+STDIN_NAME = "<stdin>"
+
+#: Encoding names of --from and --to; "jsonl" is a JSON Lines stream.
+ENCODING_CHOICES = ("json", "jsonl", "msgpack", "protobuf")
+
+#: File name suffixes and what they tell: the encoding and whether the file is a stream.
+SUFFIXES: dict[str, tuple[str, bool]] = {
+    ".json": ("json", False),
+    ".jsonl": ("json", True),
+    ".ndjson": ("json", True),
+    ".msgpack": ("msgpack", False),
+    ".mpk": ("msgpack", False),
+    ".pb": ("protobuf", False),
+    ".binpb": ("protobuf", False),
+}
+
+#: Seconds between two redraws of the progress line.
+PROGRESS_INTERVAL = 0.5
+
+DESCRIPTION = """\
+Validate, convert and inspect memorywire documents: JSON, MessagePack and
+Protobuf, one document or a stream of documents."""
+
+EPILOG = """\
+encodings:
+  json      one JSON document (a .json file)
+  jsonl     a JSON Lines stream, one document per line (.jsonl, .ndjson)
+  msgpack   one MessagePack document (.msgpack, .mpk); as a stream, the
+            documents one after another
+  protobuf  one Protobuf message (.pb, .binpb); as a stream, each message
+            preceded by its length as a varint
+
+  Without --from, the encoding comes from the file name, else from the first
+  bytes. A .jsonl or .ndjson file is a stream; any other input is one
+  document unless --stream is given.
+
+examples:
+  memorywire validate record.json
+  memorywire validate --type PutRequest request.msgpack
+  memorywire validate --output json records.jsonl > errors.jsonl
+  cat records.jsonl | memorywire validate --from jsonl -
+  memorywire convert records.jsonl --to protobuf -o records.binpb
+  memorywire convert record.json --to msgpack -o record.msgpack
+  memorywire inspect --stream records.binpb
+
+exit status:
+  0  every document is valid
+  1  some input is not valid
+  2  usage error: a bad option, an unknown message type, a file that cannot
+     be read or written
+"""
+
+VALIDATE_EPILOG = """\
+Every error is printed on standard output, one line each:
+
+  FILE:LINE: POINTER: MESSAGE [REASON]
+
+LINE is the line of the document in a JSON Lines stream, its position
+(1, 2, ...) in a MessagePack or Protobuf stream, and 1 for a single document.
+With --output json, each error is one JSON object on a line of its own
+(JSON Lines) with the members file, line, pointer, reason, code and message.
+Reading goes on past an invalid document wherever the next one can be found.
+
+examples:
+  memorywire validate record.json request.msgpack
+  memorywire validate --type memorywire.v1.PutRequest request.json
+  memorywire validate --stream --from protobuf export.bin
+  memorywire validate --output json records.jsonl | jq .reason
+"""
+
+CONVERT_EPILOG = """\
+The output is canonical. A stream is converted into a stream: JSON Lines,
+MessagePack documents one after another, or length-delimited Protobuf. On the
+first invalid document, convert reports it on standard error and exits 1
+without writing anything: the output appears only once the whole input has
+been converted.
+
+examples:
+  memorywire convert record.json --to protobuf -o record.pb
+  memorywire convert records.jsonl --to msgpack -o records.msgpack
+  memorywire convert --stream --from msgpack records.msgpack --to jsonl
+  memorywire convert request.pb --type PutRequest --to json
+"""
+
+INSPECT_EPILOG = """\
+Each document is printed as indented JSON, members sorted; the documents of a
+stream one after another. Errors go to standard error.
+
+examples:
+  memorywire inspect record.msgpack
+  memorywire inspect --stream --from protobuf records.bin
+"""
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that writes to the streams of one run and returns
+    its exit status instead of leaving the process."""
+
+    out: BinaryIO
+    err: TextIO
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if not message:
+            return
+        if file is sys.stderr:
+            self.err.write(message)
+        else:
+            self.out.write(message.encode("utf-8"))
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            self.err.write(message)
+        raise _Exit(status)
+
+
+def _parser(out: BinaryIO, err: TextIO) -> _Parser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=formatter)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {memorywire.__version__} "
+                                f"(specification {memorywire.SPECVERSION})")
+
+    common = _Parser(add_help=False)
+    common.add_argument("--type", "-t", default=DEFAULT_TYPE, metavar="TYPE",
+                        help="the message type of the documents, by full name "
+                             "(memorywire.v1.PutRequest) or short name (PutRequest); "
+                             "default: MemoryRecord")
+    common.add_argument("--from", "-f", dest="source", choices=ENCODING_CHOICES, metavar="ENC",
+                        help="the encoding of the input: json, jsonl, msgpack or protobuf "
+                             "(default: from the file name, else from the first bytes)")
+    common.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                        help="read the input as a stream of documents (default: only "
+                             ".jsonl and .ndjson files and --from jsonl are streams)")
+    common.add_argument("--max-document-bytes", type=_positive, metavar="N",
+                        default=Limits().max_document_bytes,
+                        help="the greatest size of one document (default: %(default)s)")
+
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    validate = sub.add_parser(
+        "validate", parents=[common], formatter_class=formatter, epilog=VALIDATE_EPILOG,
+        help="check documents against the specification",
+        description="Check that each input holds valid documents of the message type.")
+    validate.add_argument("files", nargs="+", metavar="FILE",
+                          help="a file, or - for standard input")
+    validate.add_argument("--output", choices=("text", "json"), default="text",
+                          help="how errors are printed (default: text)")
+
+    conv = sub.add_parser(
+        "convert", parents=[common], formatter_class=formatter, epilog=CONVERT_EPILOG,
+        help="convert a document or a stream to another encoding",
+        description="Convert a document, or a stream of documents, to canonical form "
+                    "in another encoding.")
+    conv.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+    conv.add_argument("--to", required=True, choices=ENCODING_CHOICES, metavar="ENC",
+                      help="the encoding of the output: json, jsonl, msgpack or protobuf")
+    conv.add_argument("--output", "-o", default="-", metavar="OUT",
+                      help="the output file, or - for standard output (the default)")
+
+    inspect = sub.add_parser(
+        "inspect", parents=[common], formatter_class=formatter, epilog=INSPECT_EPILOG,
+        help="print documents as indented JSON",
+        description="Print each document of the input as readable, indented JSON.")
+    inspect.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+
+    for p in (parser, common, validate, conv, inspect):
+        p.out, p.err = out, err
+    validate.set_defaults(handler=_validate, parser=validate)
+    conv.set_defaults(handler=_convert, parser=conv)
+    inspect.set_defaults(handler=_inspect, parser=inspect)
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def resolve_type(name: str) -> str | None:
+    """The full name of a message type that can be a document, or None."""
+    full = name if "." in name else f"{_model.PACKAGE}.{name}"
+    return full if full in _model.top_level_types() else None
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """The entry point of the ``memorywire`` command."""
+    try:
+        status = run(argv)
+    except KeyboardInterrupt:
+        status = 130
+    except BrokenPipeError:
+        # The reader of the output went away (memorywire inspect ... | head).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = 1
+    sys.exit(status)
+
+
+def run(argv: Sequence[str] | None = None, *, stdin: BinaryIO | None = None,
+        stdout: BinaryIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command with the arguments and streams given; return its exit status."""
+    ctx = _Context(
+        stdin=stdin if stdin is not None else sys.stdin.buffer,
+        stdout=stdout if stdout is not None else sys.stdout.buffer,
+        stderr=stderr if stderr is not None else sys.stderr,
+    )
+    parser = _parser(ctx.stdout, ctx.stderr)
+    try:
+        args = parser.parse_args(argv)
+        full = resolve_type(args.type)
+        if full is None:
+            args.parser.error(f"unknown message type {args.type!r}; give a name such as "
+                              "memorywire.v1.PutRequest or PutRequest")
+        args.type = full
+        ctx.limits = Limits(max_document_bytes=args.max_document_bytes)
+        status: int = args.handler(args, ctx)
+    except _Exit as e:
+        status = e.status
+    ctx.stdout.flush()
+    ctx.stderr.flush()
+    return status
+
+
+# -- inputs -----------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    stdin: BinaryIO
+    stdout: BinaryIO
+    stderr: TextIO
+    limits: Limits = Limits()
+
+
+class _Usage(Exception):
+    """A usage error found while running: exit status 2."""
+
+
+class _Input:
+    """An input: its first bytes can be looked at before it is read, and the
+    bytes read are counted for the progress line."""
+
+    def __init__(self, fp: BinaryIO) -> None:
+        self._fp = fp
+        self._head = b""
+        self.count = 0
+
+    def peek(self, n: int) -> bytes:
+        while len(self._head) < n:
+            data = self._fp.read(n - len(self._head))
+            if not data:
+                break
+            self._head += data
+        return self._head[:n]
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._head:
+            if size < 0:
+                data, self._head = self._head + self._fp.read(), b""
+            else:
+                data, self._head = self._head[:size], self._head[size:]
+        else:
+            data = self._fp.read(size)
+        self.count += len(data)
+        return data
+
+    def readline(self, size: int = -1, /) -> bytes:
+        if self._head:
+            nl = self._head.find(b"\n")
+            end = len(self._head) if nl < 0 else nl + 1
+            if size >= 0:
+                end = min(end, size)
+            data, self._head = self._head[:end], self._head[end:]
+            if not data.endswith(b"\n") and (size < 0 or len(data) < size):
+                data += self._fp.readline(size - len(data) if size >= 0 else -1)
+        else:
+            data = self._fp.readline(size)
+        self.count += len(data)
+        return data
+
+
+@dataclass
+class _Source:
+    name: str
+    input: _Input
+    encoding: str | None
+    stream: bool
+    _file: BinaryIO | None = None
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _open(path: str, args: argparse.Namespace, ctx: _Context) -> _Source:
+    suffix_encoding, suffix_stream = (None, False)
+    if path != "-":
+        suffix_encoding, suffix_stream = SUFFIXES.get(os.path.splitext(path)[1].lower(),
+                                                      (None, False))
+    source: str | None = args.source
+    encoding = "json" if source == "jsonl" else source or suffix_encoding
+    is_stream = args.stream if args.stream is not None else (source == "jsonl" or suffix_stream)
+    if path == "-":
+        return _Source(STDIN_NAME, _Input(ctx.stdin), encoding, is_stream)
+    try:
+        fp = open(path, "rb")
+    except OSError as e:
+        raise _Usage(f"cannot read {path}: {e.strerror or e}") from None
+    return _Source(path, _Input(fp), encoding, is_stream, fp)
+
+
+def _stream_encoding(src: _Source) -> str:
+    if src.encoding is not None:
+        return src.encoding
+    head = src.input.peek(64)
+    return detect_encoding(head) if head.strip() else "json"
+
+
+def _read_document(src: _Source, limits: Limits) -> tuple[bytes, str]:
+    """The bytes of a single document, read no further than the size limit."""
+    limit = limits.max_document_bytes
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = src.input.read(min(64 * 1024, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > limit:
+        raise stream.at_position(decode_error(
+            "DOCUMENT_TOO_LARGE", "", f"more than {limit} bytes; the limit is {limit}"), 1)
+    data = b"".join(chunks)
+    return data, src.encoding or detect_encoding(data)
+
+
+def _documents(src: _Source, encoding: str | None, args: argparse.Namespace, ctx: _Context,
+               progress: _Progress | None = None) -> Iterator[stream.Decoded]:
+    """Every document of an input, with its position and validation walk, or its error."""
+    if src.stream:
+        assert encoding is not None
+        count = 0
+        for item in stream.iter_decoded(src.input, encoding, type=args.type, limits=ctx.limits):
+            count += 1
+            if progress is not None:
+                progress.update(count, src.input.count)
+            yield item
+        return
+    try:
+        data, detected = _read_document(src, ctx.limits)
+        decoder = module(detected).Decoder(args.type, limits=ctx.limits)
+        yield 1, decoder.decode_walk(data)
+    except MemorywireError as e:
+        yield 1, stream.at_position(e, 1)
+
+
+# -- reporting -----------------------------------------------------------------
+
+
+class _Progress:
+    """A line on a terminal: documents and bytes read so far, redrawn at most
+    every PROGRESS_INTERVAL seconds; nothing when standard error is not a terminal."""
+
+    def __init__(self, err: TextIO) -> None:
+        try:
+            self.enabled = err.isatty()
+        except (AttributeError, ValueError):
+            self.enabled = False
+        self._err = err
+        self._next = time.monotonic() + PROGRESS_INTERVAL
+        self._shown = 0
+
+    def update(self, documents: int, size: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + PROGRESS_INTERVAL
+        line = f"\r  {documents} documents, {size} bytes"
+        self._shown = max(self._shown, len(line))
+        self._err.write(line)
+        self._err.flush()
+
+    def clear(self) -> None:
+        if self._shown:
+            self._err.write("\r" + " " * self._shown + "\r")
+            self._err.flush()
+            self._shown = 0
+
+
+def _violations(error: MemorywireError) -> list[Violation]:
+    return error.violations or [Violation(error.pointer, error.reason, error.message)]
+
+
+def _code(error: MemorywireError, v: Violation) -> str:
+    if v.reason in LIMIT_REASONS:
+        return "RESOURCE_EXHAUSTED"
+    return "INVALID_ARGUMENT" if error.code == "RESOURCE_EXHAUSTED" else error.code
+
+
+def _text_lines(name: str, position: int, error: MemorywireError) -> str:
+    return "".join(
+        f"{name}:{v.line or position}: {v.pointer or '/'}: {v.message} [{v.reason}]\n"
+        for v in _violations(error))
+
+
+def _json_lines(name: str, position: int, error: MemorywireError) -> bytes:
+    return b"".join(
+        orjson.dumps({"file": name, "line": v.line or position, "pointer": v.pointer,
+                      "reason": v.reason, "code": _code(error, v), "message": v.message})
+        + b"\n"
+        for v in _violations(error))
+
+
+def _usage(ctx: _Context, message: str) -> int:
+    ctx.stderr.write(f"{PROG}: error: {message}\n")
+    return 2
+
+
+# -- validate --------------------------------------------------------------------
+
+
+def _validate(args: argparse.Namespace, ctx: _Context) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            src = _open(path, args, ctx)
+        except _Usage as e:
+            _usage(ctx, str(e))
+            status = 2
+            continue
+        progress = _Progress(ctx.stderr) if src.stream else None
+        try:
+            encoding = _stream_encoding(src) if src.stream else None
+            for position, item in _documents(src, encoding, args, ctx, progress):
+                if not isinstance(item, MemorywireError):
+                    continue
+                if status == 0:
+                    status = 1
+                if progress is not None:
+                    progress.clear()
+                if args.output == "json":
+                    ctx.stdout.write(_json_lines(src.name, position, item))
+                else:
+                    ctx.stdout.write(_text_lines(src.name, position, item).encode("utf-8"))
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            _usage(ctx, f"cannot read {path}: {e.strerror or e}")
+            status = 2
+        finally:
+            if progress is not None:
+                progress.clear()
+            src.close()
+    return status
+
+
+# -- convert ---------------------------------------------------------------------
+
+
+class _Output:
+    """Where convert writes: a temporary file, moved into place (or copied to
+    standard output) only when the whole input has been converted."""
+
+    def __init__(self, path: str, ctx: _Context) -> None:
+        self._path = path
+        self._ctx = ctx
+        self._tmp: str | None = None
+        self.fp: BinaryIO
+        if path == "-":
+            self.fp = tempfile.TemporaryFile()
+            return
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                             dir=folder)
+        except OSError as e:
+            raise _Usage(f"cannot write {path}: {e.strerror or e}") from None
+        self.fp = os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        if self._tmp is None:
+            self.fp.seek(0)
+            while True:
+                chunk = self.fp.read(64 * 1024)
+                if not chunk:
+                    break
+                self._ctx.stdout.write(chunk)
+            self.fp.close()
+            return
+        self.fp.close()
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self._tmp, 0o666 & ~umask)
+        os.replace(self._tmp, self._path)
+        self._tmp = None
+
+    def discard(self) -> None:
+        self.fp.close()
+        if self._tmp is not None:
+            try:
+                os.unlink(self._tmp)
+            except OSError:
+                pass
+            self._tmp = None
+
+
+def _convert(args: argparse.Namespace, ctx: _Context) -> int:
+    try:
+        src = _open(args.file, args, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    target = "json" if args.to == "jsonl" else args.to
+    try:
+        out = _Output(args.output, ctx)
+    except _Usage as e:
+        src.close()
+        return _usage(ctx, str(e))
+    progress = _Progress(ctx.stderr) if src.stream else None
+    done = False
+    try:
+        if src.stream:
+            done = _convert_stream(src, target, out, args, ctx, progress)
+        else:
+            done = _convert_document(src, target, out, args, ctx)
+        if done:
+            out.commit()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return _usage(ctx, f"cannot convert {args.file}: {e.strerror or e}")
+    finally:
+        if progress is not None:
+            progress.clear()
+        if not done:
+            out.discard()
+        src.close()
+    return 0 if done else 1
+
+
+def _convert_document(src: _Source, target: str, out: _Output, args: argparse.Namespace,
+                      ctx: _Context) -> bool:
+    try:
+        data, encoding = _read_document(src, ctx.limits)
+        result = convert(data, source=encoding, target=target, type=args.type, limits=ctx.limits)
+    except MemorywireError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return False
+    if args.to == "jsonl":
+        result += b"\n"
+    out.fp.write(result)
+    return True
+
+
+def _convert_stream(src: _Source, target: str, out: _Output, args: argparse.Namespace,
+                    ctx: _Context, progress: _Progress | None) -> bool:
+    encoding = _stream_encoding(src)
+    writer = stream.Writer(out.fp, target, type=args.type, limits=ctx.limits)
+    for position, item in _documents(src, encoding, args, ctx, progress):
+        error: MemorywireError | None = None
+        if isinstance(item, MemorywireError):
+            error = item
+        else:
+            try:
+                writer.write_valid(*item, source=encoding)
+            except MemorywireError as e:
+                error = stream.at_position(e, position)
+        if error is not None:
+            if progress is not None:
+                progress.clear()
+            ctx.stderr.write(_text_lines(src.name, position, error))
+            return False
+    return True
+
+
+# -- inspect ---------------------------------------------------------------------
+
+
+def _inspect(args: argparse.Namespace, ctx: _Context) -> int:
+    try:
+        src = _open(args.file, args, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    status = 0
+    encoder = _json.Encoder(args.type, limits=ctx.limits)
+    try:
+        encoding = _stream_encoding(src) if src.stream else None
+        for position, item in _documents(src, encoding, args, ctx):
+            if isinstance(item, MemorywireError):
+                ctx.stderr.write(_text_lines(src.name, position, item))
+                status = 1
+                continue
+            # The canonical JSON form, indented.
+            canonical = orjson.loads(encoder.encode_valid(item[0]))
+            ctx.stdout.write(orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n")
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    finally:
+        src.close()
+    return status
