@@ -125,30 +125,48 @@ def sample_for(fn: Batch, items: Sequence[Any], cfg: Config) -> list[Any]:
     return subsample(items, m)
 
 
-def measure(
-    name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: str = "", note: str = ""
-) -> Timing:
-    """Median per-record microseconds of fn over items, gc disabled, cfg.repeat rounds."""
-    n = len(items)
-    fn(items[: min(n, 200)])  # warm-up: caches, interned names, lazily built validators
-    first = _pass_ns(fn, items)
-    loops = max(1, math.ceil(cfg.min_time * 1e9 / max(first, 1)))
-    rounds: list[float] = []
+def measure_interleaved(
+    entries: Sequence[tuple[str, Batch, Sequence[Any]]], cfg: Config, *, group: str = ""
+) -> list[Timing]:
+    """Median per-record microseconds of each (name, fn, items), gc disabled.
+
+    The rounds of the entries alternate (A B A B ...), so that a burst of load
+    from elsewhere on the machine hits the paths of a comparison alike.
+    """
+    plan = []
+    for name, fn, items in entries:
+        fn(items[: min(len(items), 200)])  # warm-up: caches, lazily built validators
+        first = _pass_ns(fn, items)
+        plan.append((name, fn, items, max(1, math.ceil(cfg.min_time * 1e9 / max(first, 1)))))
+    rounds: list[list[float]] = [[] for _ in plan]
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
         for _ in range(cfg.repeat):
-            t0 = time.perf_counter_ns()
-            for _ in range(loops):
-                fn(items)
-            rounds.append((time.perf_counter_ns() - t0) / (loops * n) / 1000)
+            for k, (_name, fn, items, loops) in enumerate(plan):
+                t0 = time.perf_counter_ns()
+                for _ in range(loops):
+                    fn(items)
+                rounds[k].append((time.perf_counter_ns() - t0) / (loops * len(items)) / 1000)
     finally:
         if enabled:
             gc.enable()
-    t = Timing(name, n, loops, rounds, group, note)
-    if cfg.verbose:
-        print(f"  {name:55s} n={n:<6d} x{loops:<4d} {t.median_us:10.2f} us", file=sys.stderr)
+    out = []
+    for (name, _fn, items, loops), r in zip(plan, rounds, strict=True):
+        t = Timing(name, len(items), loops, r, group)
+        if cfg.verbose:
+            print(f"  {name:55s} n={t.n:<6d} x{loops:<4d} {t.median_us:10.2f} us", file=sys.stderr)
+        out.append(t)
+    return out
+
+
+def measure(
+    name: str, fn: Batch, items: Sequence[Any], cfg: Config, *, group: str = "", note: str = ""
+) -> Timing:
+    """Median per-record microseconds of fn over items, gc disabled, cfg.repeat rounds."""
+    t = measure_interleaved([(name, fn, items)], cfg, group=group)[0]
+    t.note = note
     return t
 
 
@@ -474,6 +492,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for it in batch:
             validate(loads(it.json))
 
+    def b_jsonschema_only(batch: Sequence[Item], validate: Any = validator.validate) -> None:
+        for it in batch:
+            validate(it.doc)
+
     def b_parsedict(batch: Sequence[Item], parse: Any = json_format.ParseDict) -> None:
         for it in batch:
             parse(it.proto3, MR()).SerializeToString()
@@ -522,18 +544,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         return b
 
     def m(name: str, fn: Batch, batch: Sequence[Item], group: str, note: str = "") -> Timing:
-        """Time fn over batch, or reuse the row already timed over the same records."""
-        for r in rows:
-            if r.name == name and r.n == len(batch):
-                return r
         t = measure(name, fn, batch, cfg, group=group, note=note)
         rows.append(t)
         return t
 
-    def same(name: str, batch: Sequence[Item]) -> str:
-        return name + (" [same sample]" if len(batch) < len(items) else "")
+    def compare(
+        label: str,
+        baseline: tuple[str, Batch],
+        subject: tuple[str, Batch] | None,
+        batch: Sequence[Item],
+        kind: str,
+        target: float,
+        *,
+        applies: bool = True,
+        note: str = "",
+    ) -> None:
+        """Time a baseline and its memorywire counterpart over the same records, rounds
+        interleaved; a comparison whose subject does not exist yet times the baseline only."""
+        entries = [(baseline[0], baseline[1], batch)]
+        if subject is not None:
+            entries.append((subject[0], subject[1], batch))
+        timed = measure_interleaved(entries, cfg, group="compare")
+        if subject is None:
+            rows.append(timed[0])
+            return
+        comps.append(Comparison(label, timed[0], timed[1], kind, target, applies, note))
 
-    # -- raw codecs and memorywire, over the whole corpus ---------------------
+    # -- informational: raw codecs, memorywire, baselines alone -------------------
     if not args.quiet:
         print("timing (median of rounds, us per record):", file=sys.stderr)
     if not args.skip_info:
@@ -562,32 +599,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     continue
                 m(f"memorywire.convert {src}->{dst}", mk_convert(src, dst), items, "memorywire")
 
-    # -- (a) validation ---------------------------------------------------------
     sample_a = sample_for(b_jsonschema, items, cfg)
-    base_a = m("(a) json.loads + jsonschema.validate", b_jsonschema, sample_a, "baseline")
-    if codec.json is not None:
-        mw_a = m(
-            same("memorywire.json.decode", sample_a),
-            mk_decode(codec.json, "json"),
-            sample_a,
-            "compare",
-        )
-        comps.append(
-            Comparison(
-                "(a) validation: memorywire.json.decode vs json.loads + jsonschema",
-                base_a,
-                mw_a,
-                "faster",
-                50,
-            )
-        )
-
-    # -- (b) json -> protobuf against the naive stack ---------------------------
-    probe = items[: min(20, len(items))]
-    ensure_proto3(probe)
+    ensure_proto3(items[: min(20, len(items))])
     sample_b = sample_for(b_naive, items, cfg)
     ensure_proto3(sample_b)
     if not args.skip_info:
+        m("jsonschema.validate (after json.loads)", b_jsonschema_only, sample_a, "baseline")
         m(
             "json_format.ParseDict + SerializeToString",
             b_parsedict,
@@ -595,53 +612,45 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "baseline",
             note="input: MessageToDict of the memorywire protobuf message",
         )
-    base_b = m("(b) json.loads + jsonschema + ParseDict + Serialize", b_naive, sample_b, "baseline")
+
+    # -- the comparisons -----------------------------------------------------------
     conv_jp = mk_convert("json", "protobuf") if codec.convert is not None else None
-    if conv_jp is not None:
-        mw_b = m(same("memorywire.convert json->protobuf", sample_b), conv_jp, sample_b, "compare")
-        comps.append(
-            Comparison(
-                "(b) json->protobuf: memorywire.convert vs jsonschema + json_format",
-                base_b,
-                mw_b,
-                "faster",
-                30,
-            )
-        )
-
-    # -- (c) json -> protobuf against the raw limit -----------------------------
-    base_c = m("(c) orjson.loads + upb SerializeToString", b_raw_limit, items, "baseline")
-    if conv_jp is not None:
-        mw_c = m("memorywire.convert json->protobuf", conv_jp, items, "compare")
-        comps.append(
-            Comparison(
-                "(c) json->protobuf: memorywire.convert vs orjson + upb (raw limit)",
-                base_c,
-                mw_c,
-                "within",
-                4,
-            )
-        )
-
-    # -- (d) msgpack -> protobuf against msgpack.unpackb ------------------------
-    if codec.msgpack is not None and codec.convert is not None:
-        base_d = m("msgpack.unpackb", b_msgpack_unpackb, items, "raw")
-        mw_d = m(
-            "memorywire.convert msgpack->protobuf",
-            mk_convert("msgpack", "protobuf"),
+    compare(
+        "(a) validation: json.decode vs json.loads + jsonschema",
+        ("json.loads + jsonschema.validate", b_jsonschema),
+        ("memorywire.json.decode", mk_decode(codec.json, "json")) if codec.json else None,
+        sample_a,
+        "faster",
+        50,
+    )
+    compare(
+        "(b) json->protobuf: convert vs jsonschema + json_format",
+        ("json.loads + jsonschema + ParseDict + Serialize", b_naive),
+        ("memorywire.convert json->protobuf", conv_jp) if conv_jp else None,
+        sample_b,
+        "faster",
+        30,
+    )
+    compare(
+        "(c) json->protobuf: convert vs orjson + upb (raw limit)",
+        ("orjson.loads + upb SerializeToString", b_raw_limit),
+        ("memorywire.convert json->protobuf", conv_jp) if conv_jp else None,
+        items,
+        "within",
+        4,
+    )
+    if codec.msgpack is not None:
+        compare(
+            "(d) msgpack->protobuf: convert vs msgpack.unpackb",
+            ("msgpack.unpackb", b_msgpack_unpackb),
+            ("memorywire.convert msgpack->protobuf", mk_convert("msgpack", "protobuf"))
+            if codec.convert
+            else None,
             items,
-            "compare",
-        )
-        comps.append(
-            Comparison(
-                "(d) msgpack->protobuf: memorywire.convert vs msgpack.unpackb",
-                base_d,
-                mw_d,
-                "within",
-                3,
-                applies=args.embeddings == 768,
-                note="target is for --embeddings 768",
-            )
+            "within",
+            3,
+            applies=args.embeddings == 768,
+            note="its target is stated for --embeddings 768",
         )
 
     return {
@@ -678,40 +687,44 @@ def print_report(res: dict[str, Any]) -> None:
         + ", ".join(f"{k} {v:.0f}" for k, v in res["mean_bytes"].items())
     )
     print(
-        f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off); "
-        "microseconds per record; records = records per pass (a slow\n"
-        "  baseline and its memorywire counterpart run on the same evenly spread subsample)"
+        f"  median of {conf['repeat']} rounds (each >= {conf['min_time_s']} s, gc off), "
+        "microseconds per record; records = records per pass.\n"
+        "  A comparison times both sides over the same records, alternating rounds; a baseline\n"
+        f"  slower than {conf['round_budget_s']:g} s a pass runs on an evenly spread subsample."
     )
     if res["missing"]:
-        print(f"  not available yet: {', '.join(res['missing'])}")
-    print()
+        print(f"  not available yet: {', '.join(res['missing'])} (their rows are skipped)")
     order = {"raw": 0, "memorywire": 1, "baseline": 2, "compare": 3}
     rows: list[Timing] = sorted(res["_rows"], key=lambda r: order.get(r.group, 9))
-    w = max(len(r.name) for r in rows) + 2
-    print(f"{'path':{w}s}{'us/record':>12s}{'records':>9s}")
-    last = None
-    for r in rows:
-        if r.group != last and last is not None:
-            print()
-        last = r.group
-        print(f"{r.name:{w}s}{r.median_us:12.2f}{r.n:9d}")
+    if rows:
+        print()
+        w = max(len(r.name) for r in rows) + 2
+        print(f"{'path':{w}s}{'us/record':>12s}{'records':>9s}")
+        last = None
+        for r in rows:
+            if r.group != last and last is not None:
+                print()
+            last = r.group
+            print(f"{r.name:{w}s}{r.median_us:12.2f}{r.n:9d}")
     comps: list[Comparison] = res["_comps"]
     if comps:
         print()
         cw = max(len(c.label) for c in comps) + 2
         print(
-            f"{'comparison':{cw}s}{'baseline':>11s}{'memorywire':>12s}{'ratio':>16s}  "
-            f"{'target':24s}result"
+            f"{'comparison':{cw}s}{'records':>8s}{'baseline':>11s}{'memorywire':>12s}"
+            f"{'ratio':>15s}  {'target':24s}result"
         )
         for c in comps:
             ok = {True: "PASS", False: "FAIL", None: "-"}[c.ok]
             print(
-                f"{c.label:{cw}s}{c.baseline.median_us:11.2f}{c.subject.median_us:12.2f}"
-                f"{c.ratio_text():>16s}  {c.target_text():24s}{ok}"
+                f"{c.label:{cw}s}{c.subject.n:8d}{c.baseline.median_us:11.2f}"
+                f"{c.subject.median_us:12.2f}{c.ratio_text():>15s}  {c.target_text():24s}{ok}"
             )
-        notes = [f"{c.label[:3]} {c.note}" for c in comps if c.note]
-        for n in notes:
-            print(f"  {n}")
+        print()
+        for c in comps:
+            print(f"  {c.label[:3]} baseline: {c.baseline.name}; memorywire: {c.subject.name}")
+            if c.note:
+                print(f"      {c.note}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""The worked mappings of the primer (spec/v1/primer.md, section 5), as code.
+"""The worked mappings of the primer (spec/v1/primer.md, section 4), as code.
 
 For Agency Swarm, an OpenAI Responses history and a LangGraph store, this module
 holds a small adapter: ``to_memorywire(native)`` turns the framework's records
@@ -8,7 +8,7 @@ check that the trip loses nothing (values, types and the order of every dict's
 keys), that every record is valid, that the records are the ones checked in
 under examples/v1/primer/, and that the round-trip check does catch a loss.
 
-The adapters follow the rules of primer section 4:
+The adapters follow the rules of primer section 3.1:
 
 - the record id is the framework's id when it has one, otherwise a name-based
   UUID (``urn:uuid:``) that lives only in memorywire and is dropped on the way

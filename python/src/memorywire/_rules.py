@@ -19,7 +19,7 @@ class Walk:
     how many object members it visited (for the duplicate-key check)."""
 
     __slots__ = ("errors", "large_float", "limits", "max_chars", "max_depth", "max_items", "members",
-                 "tolerant", "unknown")
+                 "parsed", "tolerant", "unknown")
 
     def __init__(self, limits: Limits, tolerant: bool) -> None:
         self.errors: list[Violation] = []
@@ -34,6 +34,9 @@ class Walk:
         self.members = 0
         #: Whether a Value holds a float beyond the 64-bit integer range.
         self.large_float = False
+        #: The parsed Protobuf message, when it holds fields of a newer minor
+        #: version that only that encoding can carry.
+        self.parsed: Any = None
 
     def fail(self, pointer: str, reason: str, message: str) -> None:
         if len(self.errors) < MAX_ERRORS:

@@ -47,7 +47,7 @@ def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
     encoder = _encoders.get((target, type))
     if encoder is None:
         encoder = _encoders[(target, type)] = module(target).Encoder(type)
-    return encoder.encode_valid(doc)  # type: ignore[no-any-return]
+    return encoder.encode_valid(doc, walk)  # type: ignore[no-any-return]
 
 
 def detect_encoding(data: bytes) -> str:

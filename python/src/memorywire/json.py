@@ -188,7 +188,7 @@ class Encoder:
             return orjson.dumps(doc)
         return self.encode_valid(doc)
 
-    def encode_valid(self, doc: Mapping[str, Any]) -> bytes:
+    def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
         """Write a document the validator has accepted, canonically."""
         return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
 

@@ -51,17 +51,25 @@ class Decoder:
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         msg = self.parse(data)
-        if not _newer_minor(msg):
-            size = msg.ByteSize()
-            msg.DiscardUnknownFields()
-            if msg.ByteSize() != size:
-                _, pointer, message = diagnose(data, self._info, unknown=True)
-                raise decode_error("UNKNOWN_FIELD", pointer, message)
+        newer = _newer_minor(msg)
+        size = msg.ByteSize()
+        known = msg if not newer else self._cls.FromString(data)
+        known.DiscardUnknownFields()
+        unknown = ""
+        if known.ByteSize() != size:
+            _, unknown, message = diagnose(data, self._info, unknown=True)
+            if not newer:
+                raise decode_error("UNKNOWN_FIELD", unknown, message)
         try:
-            doc = _codec.from_proto(msg, self._info)
+            doc = _codec.from_proto(known, self._info)
         except _codec.PathError as e:
             raise _codec.path_error(e) from None
-        return doc, _document.validated(doc, self.type, self.limits)
+        walk = _document.validated(doc, self.type, self.limits)
+        if newer and known.ByteSize() != size:
+            # Fields of a newer minor version: kept for Protobuf output only.
+            walk.unknown.append(unknown)
+            walk.parsed = msg
+        return doc, walk
 
 
 def _newer_minor(msg: Message) -> bool:
@@ -94,6 +102,10 @@ class Encoder:
         """Write a document the validator has accepted, canonically: fields in
         field-number order, map entries sorted by key, floats packed."""
         if walk is not None:
+            if walk.parsed is not None:
+                # A document of a newer minor read from Protobuf: its unknown
+                # fields follow the known ones, in the order read.
+                return walk.parsed.SerializeToString(deterministic=True)  # type: ignore[no-any-return]
             _document.refuse_unknown(walk, "protobuf")
         try:
             return self._write(doc)  # type: ignore[no-any-return]
