@@ -32,6 +32,8 @@ lint: $(STAMP) $(NODE_STAMP)
 	npx --no-install buf lint
 	$(BIN)/python tools/gen_schemas.py --check
 	$(BIN)/python tools/schema_sync.py
+	$(BIN)/ruff check python/src python/tests
+	cd python && ../$(BIN)/python -m mypy src/memorywire
 
 test: lint
 	$(BIN)/python -m pytest python/tests -q -p no:cacheprovider

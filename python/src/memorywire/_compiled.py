@@ -395,10 +395,12 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
             src.add(ind + 2, f"check_string_bytes({var}, {ptr}, w)")
         else:
             src.add(ind + 2, f"if check_string_bytes({var}, {ptr}, w) and len({var}) > {limit}:")
-            src.add(ind + 3, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at most {limit} allowed")')
+            src.add(ind + 3, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", '
+                             f'f"{{len({var})}} characters; at most {limit} allowed")')
         if f.min_length is not None and (f.min_length > 1 or item or not f.required):
             src.add(ind + 1, f"if len({var}) < {f.min_length}:")
-            src.add(ind + 2, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", f"{{len({var})}} characters; at least {f.min_length} required")')
+            src.add(ind + 2, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", '
+                             f'f"{{len({var})}} characters; at least {f.min_length} required")')
         if f.pattern is not None:
             pat = src.const(f.pattern, "_re")
             src.add(ind + 1, f"if {var} and {pat}.search({var}) is None:")
@@ -440,7 +442,8 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         src.add(ind, f"if type({var}) is not str:")
         src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an RFC 3339 string, got " + _jtype({var}))')
         src.add(ind, f"elif not timestamp_ok({var}):")
-        src.add(ind + 1, f'w.fail({ptr}, "INVALID_TIMESTAMP", f"{{{var}!r}} is not an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)")')
+        src.add(ind + 1, f'w.fail({ptr}, "INVALID_TIMESTAMP", '
+                         f'f"{{{var}!r}} is not an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)")')
     elif k == m.VALUE:
         src.add(ind, f"check_value({var}, {ptr}, w, {depth})")
     elif k == m.BYTES:
@@ -492,7 +495,8 @@ def _gen_check_map(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
         pat = src.const(f.key_pattern, "_re")
         src.add(ind + 1, "for key in v:")
         src.add(ind + 2, f"if type(key) is str and {pat}.search(key) is None:")
-        src.add(ind + 3, f'w.fail({ptr} + "/" + escape_token(key), "PATTERN_MISMATCH", f"key {{key!r}} does not match " + {pat}.pattern)')
+        src.add(ind + 3, f'w.fail({ptr} + "/" + escape_token(key), "PATTERN_MISMATCH", '
+                         f'f"key {{key!r}} does not match " + {pat}.pattern)')
     src.add(ind + 1, f"check_value(v, {ptr}, w, depth + 1)")
 
 

@@ -131,7 +131,7 @@ def _message_class(desc: _d.Descriptor) -> type[Message]:
 
 
 def _field(fd: _d.FieldDescriptor) -> FieldInfo:
-    rules = fd.GetOptions().Extensions[options_pb2.rules]
+    rules: options_pb2.FieldRules = fd.GetOptions().Extensions[options_pb2.rules]  # type: ignore[index]
     f = FieldInfo(fd.name, fd.number, STRING)
     f.required = rules.required
     f.repeated = fd.is_repeated
@@ -141,6 +141,7 @@ def _field(fd: _d.FieldDescriptor) -> FieldInfo:
     f.presence = fd.has_presence and not f.repeated
     if fd.type == _FD.TYPE_MESSAGE:
         mt = fd.message_type
+        assert mt is not None
         if mt.full_name == f"{PACKAGE}.MapEntry":
             # Repeated MapEntry is a map<string, Value> on the wire.
             f.is_map = True
@@ -156,6 +157,7 @@ def _field(fd: _d.FieldDescriptor) -> FieldInfo:
     else:
         f.kind = _SCALAR_KIND[fd.type]
         if fd.type == _FD.TYPE_ENUM:
+            assert fd.enum_type is not None
             f.enum = _enum(fd.enum_type)
         if fd.type == _FD.TYPE_UINT32:
             f.uint_max = 2**32 - 1

@@ -208,12 +208,27 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
         description="Print each document of the input as readable, indented JSON.")
     inspect.add_argument("file", metavar="FILE", help="a file, or - for standard input")
 
-    for p in (parser, common, validate, conv, inspect):
+    testee = sub.add_parser(
+        "testee", formatter_class=formatter,
+        help="run the reference codec as a conformance testee on stdin and stdout",
+        description="Serve the testee protocol of the memorywire conformance suite on "
+                    "standard input and output, with this package as the codec under test.",
+        epilog="example:\n  memorywire-conformance codec --testee \"memorywire testee\"")
+
+    for p in (parser, common, validate, conv, inspect, testee):
         p.out, p.err = out, err
+    testee.set_defaults(handler=_testee, parser=testee, type=DEFAULT_TYPE,
+                        max_document_bytes=Limits().max_document_bytes)
     validate.set_defaults(handler=_validate, parser=validate)
     conv.set_defaults(handler=_convert, parser=conv)
     inspect.set_defaults(handler=_inspect, parser=inspect)
     return parser
+
+
+def _testee(args: argparse.Namespace, ctx: _Context) -> int:
+    from memorywire.testee import Testee
+
+    return Testee().serve(ctx.stdin, ctx.stdout)
 
 
 def _positive(text: str) -> int:

@@ -18,7 +18,7 @@ from memorywire import _document
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import ValidationError, decode_error, escape_token
+from memorywire.errors import decode_error, escape_token
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
@@ -91,8 +91,8 @@ def _exact_parse(data: bytes) -> Any:
         return _stdjson.loads(data, object_pairs_hook=pairs, parse_int=integer,
                               parse_constant=constant)
     except _Duplicate:
-        pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "")
-        raise decode_error("DUPLICATE_KEY", pointer or "",
+        pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "") or ""
+        raise decode_error("DUPLICATE_KEY", pointer,
                            f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
 
 

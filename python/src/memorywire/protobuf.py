@@ -190,7 +190,8 @@ def _scan(data: bytes, pos: int, end: int, info: m.MessageInfo | None, ptr: str,
         index = counters.get(number, 0)
         counters[number] = index + 1
         here = f"{ptr}/{escape_token(name)}"
-        if f is not None and (f.repeated or f.is_map) and wire == 2 and f.kind in (m.MESSAGE, m.STRING, m.BYTES, m.TIMESTAMP):
+        if f is not None and (f.repeated or f.is_map) and wire == 2 \
+                and f.kind in (m.MESSAGE, m.STRING, m.BYTES, m.TIMESTAMP):
             here = f"{here}/{index}"
         if number == 0:
             raise _Fault("INVALID_WIRE_FORMAT", ptr, "field number 0 is not allowed")
