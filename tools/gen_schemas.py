@@ -36,7 +36,9 @@ TIMESTAMP_PATTERN = (
     "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
     "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"
 )
-BASE64_PATTERN = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
+# Standard alphabet, padded, and the unused bits before the padding zero, so
+# that every byte string has exactly one spelling.
+BASE64_PATTERN = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$"
 
 # Oneofs of which exactly one member MUST be set (the others: at most one).
 EXACTLY_ONE = {("MemoryRecord", "payload"), ("ContentPart", "part"), ("Filter", "expression")}

@@ -186,6 +186,8 @@ def _value_json(pb: Any) -> Any:
     if which == "bool_value":
         return pb.bool_value
     if which == "null_value":
+        if pb.null_value != 0:
+            raise PathError("UNKNOWN_ENUM_VALUE", f"{pb.null_value} is not a value of NullValue")
         return None
     if which == "list_value":
         return [_at(i, _value_json, x) for i, x in enumerate(pb.list_value.values)]

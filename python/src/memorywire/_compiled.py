@@ -44,7 +44,8 @@ _TIMESTAMP = re.compile(
     r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
     r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
 )
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# The unused bits before padding are zero, so that each byte string has one spelling.
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?")
 
 
 def _jtype(v: Any) -> str:
@@ -76,6 +77,9 @@ def check_vector(v: list[Any], p: str, w: Any) -> None:
     kinds = set(map(type, v))
     if not kinds <= {float, int}:
         for i, x in enumerate(v):
+            if x is None:
+                w.fail(f"{p}/{i}", "NULL_VALUE", "null is not a value of any field")
+                return
             if type(x) is not float and type(x) is not int:
                 w.fail(f"{p}/{i}", "TYPE_MISMATCH", f"expected a number, got {_jtype(x)}")
                 return
@@ -89,6 +93,38 @@ def check_vector(v: list[Any], p: str, w: Any) -> None:
         if not -FLOAT32_MAX <= x <= FLOAT32_MAX:
             w.fail(f"{p}/{i}", "NUMBER_OUT_OF_RANGE", f"{x} overflows binary32")
             return
+
+
+_ENUM_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# RFC 3986: a scheme, then anything but spaces and controls.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]*")
+_URI_REFERENCE = re.compile(r"[^\s\x00-\x1f\x7f]*")
+# RFC 6838: type "/" subtype, then parameters.
+_TOKEN = r"[A-Za-z0-9!#$&^_.+-]+"
+_MEDIA_TYPE = re.compile(rf"{_TOKEN}/{_TOKEN}(?:\s*;\s*{_TOKEN}=(?:{_TOKEN}|\"[^\"]*\"))*")
+# RFC 6901: empty, or "/"-separated tokens in which "~" is only "~0" or "~1".
+_JSON_POINTER = re.compile(r"(?:/(?:[^~/]|~[01])*)*")
+_FORMATS = {"uri": _URI, "uri-reference": _URI_REFERENCE, "media-type": _MEDIA_TYPE,
+            "json-pointer": _JSON_POINTER}
+
+
+def check_format(v: str, name: str) -> bool:
+    """Whether a string has the named format of the rules."""
+    return _FORMATS[name].fullmatch(v) is not None
+
+
+def check_unknown_enum(v: Any, p: str, w: Any, enum: str) -> None:
+    """A value that is not one of the enum's names: an error, or in a
+    document of a newer minor version, content this reader keeps unread."""
+    if type(v) is str:
+        if w.tolerant and v != "unspecified" and _ENUM_NAME.fullmatch(v):
+            w.unknown.append(p)
+        else:
+            w.fail(p, "UNKNOWN_ENUM_VALUE", f"{v!r} is not a value of {enum}")
+    elif type(v) is int and w.tolerant:
+        w.unknown.append(p)  # a number read from Protobuf
+    else:
+        w.fail(p, "TYPE_MISMATCH", f"expected a string ({enum}), got {_jtype(v)}")
 
 
 def check_string_bytes(v: str, p: str, w: Any) -> bool:
@@ -165,13 +201,39 @@ def check_value(v: Any, p: str, w: Any, depth: int) -> None:
         w.fail(p, "TYPE_MISMATCH", f"{t.__name__} is not a JSON value")
 
 
+def check_unknown_value(v: Any, p: str, w: Any, depth: int) -> None:
+    """Content of a newer minor version: any value its encoding can carry,
+    such as MessagePack bin and timestamps, within the limits."""
+    t = type(v)
+    if t is bytes or t is _msgpack.Timestamp:
+        return
+    if t is dict:
+        if depth > w.max_depth:
+            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")
+            return
+        w.members += len(v)
+        for key, x in v.items():
+            if type(key) is not str:
+                w.fail(p, "TYPE_MISMATCH", "object keys must be strings")
+                return
+            check_unknown_value(x, p + "/" + escape_token(key), w, depth + 1)
+    elif t is list:
+        if depth > w.max_depth:
+            w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")
+            return
+        for i, x in enumerate(v):
+            check_unknown_value(x, f"{p}/{i}", w, depth + 1)
+    else:
+        check_value(v, p, w, depth)
+
+
 def extra_member(key: Any, v: Any, p: str, w: Any, info: m.MessageInfo, depth: int) -> None:
     """Report a null member or an unknown member of an object."""
     if key in info.fields:
         w.fail(f"{p}/{key}", "NULL_VALUE", "null is not a value of any field; omit it")
     elif w.tolerant and type(key) is str:
         w.unknown.append(f"{p}/{escape_token(key)}")
-        check_value(v, f"{p}/{escape_token(key)}", w, depth + 1)
+        check_unknown_value(v, f"{p}/{escape_token(key)}", w, depth + 1)
     else:
         w.fail(f"{p}/{escape_token(str(key))}", "UNKNOWN_FIELD", f"{info.name} has no field {key!r}")
 
@@ -205,7 +267,7 @@ _pack_double = struct.Struct("<d").pack
 
 
 def varint(n: int) -> bytes:
-    if n < 128:
+    if 0 <= n < 128:
         return _VARINT1[n]
     if n < 0:
         n += 1 << 64
@@ -337,10 +399,12 @@ def _gen_check(src: _Source, info: m.MessageInfo) -> None:
     for oneof, members in info.oneofs.items():
         mem = src.const(tuple(members), "_one")
         src.add(1, f"if n_{oneof} > 1:")
-        src.add(2, f"present = [k for k in {mem} if d.get(k) is not None]")
+        src.add(2, f"present = [k for k in d if k in {mem} and d[k] is not None]")
         src.add(2, f'w.fail(p + "/" + present[1], "ONEOF_CONFLICT", "at most one of {", ".join(members)} may be set")')
         if (info.name, oneof) in _EXACTLY_ONE:
-            src.add(1, f"elif n_{oneof} == 0:")
+            # In a document of a newer minor version, unknown content may be the member.
+            fields = src.const(frozenset(info.fields), "_fields")
+            src.add(1, f"elif n_{oneof} == 0 and not (w.tolerant and any(k not in {fields} for k in d)):")
             src.add(2, f'w.fail(p, "REQUIRED_FIELD_MISSING", "one of {", ".join(members)} is required")')
     if info.name in _rules.SPECIAL:
         src.add(1, f"SPECIAL[{src.const(info.name, '_name')}](w, d, p)")
@@ -401,6 +465,9 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
             src.add(ind + 1, f"if len({var}) < {f.min_length}:")
             src.add(ind + 2, f'w.fail({ptr}, "LENGTH_OUT_OF_RANGE", '
                              f'f"{{len({var})}} characters; at least {f.min_length} required")')
+        if f.format:
+            src.add(ind + 1, f"if {var} and not check_format({var}, {f.format!r}):")
+            src.add(ind + 2, f'w.fail({ptr}, "INVALID_FORMAT", f"{{{var}[:64]!r}} is not a {f.format}")')
         if f.pattern is not None:
             pat = src.const(f.pattern, "_re")
             src.add(ind + 1, f"if {var} and {pat}.search({var}) is None:")
@@ -412,15 +479,16 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         assert f.enum is not None
         names = src.const(frozenset(f.enum.by_json), "_enum")
         src.add(ind, f"if {var} not in {names}:")
-        src.add(ind + 1, f"if type({var}) is not str:")
-        src.add(ind + 2, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a string ({f.enum.name}), got " + _jtype({var}))')
-        src.add(ind + 1, "elif not w.tolerant:")
-        src.add(ind + 2, f'w.fail({ptr}, "UNKNOWN_ENUM_VALUE", f"{{{var}!r}} is not a value of {f.enum.name}")')
+        src.add(ind + 1, f"check_unknown_enum({var}, {ptr}, w, {f.enum.name!r})")
     elif k == m.UINT:
         src.add(ind, f"if type({var}) is not int:")
         src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an integer, got " + _jtype({var}))')
-        src.add(ind, f"elif {var} < 0 or {var} > {f.uint_max}:")
-        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} is outside 0..{f.uint_max}")')
+        type_max = f.type_max
+        src.add(ind, f"elif {var} < 0 or {var} > {type_max}:")
+        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} is outside 0..{type_max}")')
+        if f.uint_max < type_max:
+            src.add(ind, f"elif {var} > {f.uint_max}:")
+            src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is greater than {f.uint_max}")')
         if f.minimum is not None and f.minimum > 0:
             src.add(ind, f"elif {var} < {int(f.minimum)}:")
             src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is less than {int(f.minimum)}")')
@@ -722,6 +790,7 @@ def _build() -> dict[str, Any]:
         _gen_pb(src, info)
     namespace: dict[str, Any] = {
         "_jtype": _jtype, "timestamp_ok": timestamp_ok, "check_vector": check_vector,
+        "check_unknown_enum": check_unknown_enum, "check_format": check_format,
         "check_string_bytes": check_string_bytes, "check_value": check_value,
         "extra_member": extra_member, "escape_token": escape_token, "_BASE64": _BASE64,
         "ts_mp": ts_mp, "vec_mp": vec_mp, "MISSING": _MISSING,

@@ -74,7 +74,12 @@ class FieldInfo:
     max_items: int | None = None
     minimum: float | None = None
     maximum: float | None = None
+    #: The greatest value of the integer type (2^32-1, or 2^53-1 for 64 bits).
+    type_max: int = MAX_SAFE_INTEGER
+    #: The greatest value allowed: the type's, or the rule's if lower.
     uint_max: int = MAX_SAFE_INTEGER
+    #: A named string format of the rules, such as "uri".
+    format: str = ""
 
 
 @dataclass
@@ -90,7 +95,11 @@ class MessageInfo:
 
 
 def _js_pattern(pattern: str) -> re.Pattern[str]:
-    # The patterns are ECMA-262; the ones used here are also valid Python.
+    """An ECMA-262 pattern of the rules as a Python pattern. The patterns
+    used are valid in both, but for one difference: Python's ``$`` also
+    matches before a final line feed, ECMA-262's only at the end."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
     return re.compile(pattern)
 
 
@@ -160,13 +169,14 @@ def _field(fd: _d.FieldDescriptor) -> FieldInfo:
             assert fd.enum_type is not None
             f.enum = _enum(fd.enum_type)
         if fd.type == _FD.TYPE_UINT32:
-            f.uint_max = 2**32 - 1
+            f.uint_max = f.type_max = 2**32 - 1
     if rules.HasField("min_length"):
         f.min_length = rules.min_length
     if rules.HasField("max_length"):
         f.max_length = rules.max_length
     if rules.pattern:
         f.pattern = _js_pattern(rules.pattern)
+    f.format = rules.format
     if rules.key_pattern:
         f.key_pattern = _js_pattern(rules.key_pattern)
     if rules.HasField("min_items"):

@@ -18,8 +18,8 @@ class Walk:
     """The state of one validation pass: violations, unknown members, and
     how many object members it visited (for the duplicate-key check)."""
 
-    __slots__ = ("errors", "large_float", "limits", "max_chars", "max_depth", "max_items", "members",
-                 "parsed", "tolerant", "unknown")
+    __slots__ = ("errors", "large_float", "late", "limits", "max_chars", "max_depth", "max_items",
+                 "members", "parsed", "tolerant", "unknown")
 
     def __init__(self, limits: Limits, tolerant: bool) -> None:
         self.errors: list[Violation] = []
@@ -37,10 +37,47 @@ class Walk:
         #: The parsed Protobuf message, when it holds fields of a newer minor
         #: version that only that encoding can carry.
         self.parsed: Any = None
+        #: Indexes of violations that rules spanning fields found (phase 4),
+        #: though their reason also names a fault of an earlier phase.
+        self.late: set[int] = set()
 
     def fail(self, pointer: str, reason: str, message: str) -> None:
         if len(self.errors) < MAX_ERRORS:
             self.errors.append(Violation(pointer, reason, message))
+
+    def fail_late(self, pointer: str, reason: str, message: str) -> None:
+        """A violation of a rule that spans fields: phase 4, whatever its reason."""
+        if len(self.errors) < MAX_ERRORS:
+            self.late.add(len(self.errors))
+            self.errors.append(Violation(pointer, reason, message))
+
+    def ordered(self) -> list[Violation]:
+        """The violations, those of the earliest phase of reading first
+        (spec/v1/operations.md, section 3.1.1)."""
+        if len(self.errors) < 2:
+            return self.errors
+        indexed = sorted(range(len(self.errors)),
+                         key=lambda i: 4 if i in self.late else phase(self.errors[i]))
+        return [self.errors[i] for i in indexed]
+
+
+_PHASE_ONE = frozenset({"SYNTAX_ERROR", "TRUNCATED", "TRAILING_DATA", "INVALID_WIRE_FORMAT",
+                        "INVALID_UTF8", "INVALID_UNICODE", "DUPLICATE_KEY", "DOCUMENT_TOO_LARGE",
+                        "NESTING_TOO_DEEP", "STRING_TOO_LONG"})
+_PHASE_THREE = frozenset({"UNKNOWN_FIELD", "TYPE_MISMATCH", "NULL_VALUE", "UNKNOWN_ENUM_VALUE",
+                          "NUMBER_OUT_OF_RANGE", "NON_FINITE_NUMBER", "INVALID_TIMESTAMP",
+                          "INVALID_BASE64", "INVALID_VECTOR", "VALUE_KIND_MISSING"})
+
+
+def phase(v: Violation) -> int:
+    """The phase of reading a violation belongs to."""
+    if v.pointer == "/specversion":
+        return 2
+    if v.reason in _PHASE_ONE:
+        return 1
+    if v.reason == "TOO_MANY_ITEMS":
+        return 3 if v.pointer.endswith("/dimensions") else 1
+    return 3 if v.reason in _PHASE_THREE else 4
 
 
 
@@ -49,25 +86,29 @@ class Walk:
 def _record(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     kind = doc.get("kind")
     lifecycle = doc.get("lifecycle")
-    if type(kind) is str and doc.get(kind) is not None and "specversion" not in doc \
-            and not (type(lifecycle) is dict and lifecycle.get("status") == "deleted"):
-        return  # the common case: the payload the kind names, at most one (checked by the walk)
-    if not ptr and "specversion" in doc and type(kind) is str and doc.get(kind) is not None \
-            and not (type(lifecycle) is dict and lifecycle.get("status") == "deleted"):
-        return
-    present = [k for k in _PAYLOADS if doc.get(k) is not None]
-    if _is_tombstone(doc):
+    tombstone = type(lifecycle) is dict and lifecycle.get("status") == "deleted"
+    if type(kind) is str and not tombstone and doc.get(kind) is not None:
+        if ptr and "specversion" in doc:
+            w.fail_late(f"{ptr}/specversion", "UNKNOWN_FIELD",
+                        "a record inside another document inherits its specversion and MUST NOT carry one")
+        return  # the common case; a second payload is a oneof conflict the walk reports
+    present = [k for k in doc if k in _PAYLOADS and doc[k] is not None]
+    if tombstone:
         if present:
-            w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH", "a tombstone keeps no payload")
-    elif type(kind) is str and kind in _KINDS and present and kind not in present \
-            and "encrypted" not in present:
-        w.fail(f"{ptr}/{present[0]}", "KIND_MISMATCH",
-               f"a record of kind {kind!r} carries {kind!r} or 'encrypted', not {present[0]!r}")
-    elif not present:
-        w.fail(ptr, "REQUIRED_FIELD_MISSING", "a record carries exactly one payload")
+            w.fail_late(f"{ptr}/{present[0]}", "KIND_MISMATCH", "a tombstone keeps no payload")
+    elif present:
+        if present[0] != "encrypted" and present[0] != kind and type(kind) is str:
+            w.fail_late(f"{ptr}/{present[0]}", "KIND_MISMATCH",
+                        f"a record of kind {kind!r} carries {kind!r} or 'encrypted', not {present[0]!r}")
+    elif not (w.tolerant and any(k not in _RECORD_FIELDS for k in doc)):
+        # In a document of a newer minor version, unknown content may be the payload.
+        w.fail_late(ptr, "REQUIRED_FIELD_MISSING", "a record carries exactly one payload")
     if ptr and "specversion" in doc:
-        w.fail(f"{ptr}/specversion", "UNKNOWN_FIELD",
-               "a record inside another document inherits its specversion and MUST NOT carry one")
+        w.fail_late(f"{ptr}/specversion", "UNKNOWN_FIELD",
+                    "a record inside another document inherits its specversion and MUST NOT carry one")
+
+
+_RECORD_FIELDS = frozenset(m.message("MemoryRecord").fields)
 
 
 def _is_tombstone(doc: dict[str, Any]) -> bool:
@@ -77,23 +118,23 @@ def _is_tombstone(doc: dict[str, Any]) -> bool:
 
 def _media(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     if not any(doc.get(k) for k in ("uri", "data", "file_id")):
-        w.fail(ptr, "REQUIRED_FIELD_MISSING", "a media part needs one of uri, data and file_id")
+        w.fail_late(ptr, "REQUIRED_FIELD_MISSING", "a media part needs one of uri, data and file_id")
 
 
 def _tool_result(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     if doc.get("output") is not None and doc.get("output_parts") is not None:
-        w.fail(f"{ptr}/output_parts", "ONEOF_CONFLICT", "at most one of output and output_parts")
+        w.fail_late(f"{ptr}/output_parts", "ONEOF_CONFLICT", "at most one of output and output_parts")
 
 
 def _delete(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     has_ids, has_filter = doc.get("ids") is not None, doc.get("filter") is not None
     if has_ids == has_filter:
-        w.fail(f"{ptr}/{'filter' if has_ids else 'ids'}",
+        w.fail_late(f"{ptr}/{'filter' if has_ids else 'ids'}",
                "ONEOF_CONFLICT" if has_ids else "REQUIRED_FIELD_MISSING",
                "exactly one of ids and filter is required")
     ids = doc.get("ids")
     if doc.get("expected_revision") is not None and not (type(ids) is list and len(ids) == 1):
-        w.fail(f"{ptr}/ids", "COUNT_OUT_OF_RANGE", "expected_revision applies to a delete of one id")
+        w.fail_late(f"{ptr}/ids", "COUNT_OUT_OF_RANGE", "expected_revision applies to a delete of one id")
 
 
 _CRITERIA = ("older_than_seconds", "not_accessed_seconds", "importance_below", "past_expiry")
@@ -101,10 +142,10 @@ _CRITERIA = ("older_than_seconds", "not_accessed_seconds", "importance_below", "
 
 def _expire_policy(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     if not any(doc.get(c) is not None for c in _CRITERIA):
-        w.fail(ptr, "REQUIRED_FIELD_MISSING",
+        w.fail_late(ptr, "REQUIRED_FIELD_MISSING",
                "an expire policy needs one of " + ", ".join(_CRITERIA))
     if doc.get("half_life_seconds") is not None and doc.get("importance_below") is None:
-        w.fail(f"{ptr}/importance_below", "REQUIRED_FIELD_MISSING",
+        w.fail_late(f"{ptr}/importance_below", "REQUIRED_FIELD_MISSING",
                "half_life_seconds decays importance, so importance_below is required")
 
 
@@ -115,7 +156,7 @@ def _procedure(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     for name in ("initial_state", "current_state"):
         value = doc.get(name)
         if type(value) is str and value and value not in states:
-            w.fail(f"{ptr}/{name}", "VALUE_OUT_OF_RANGE", f"{value!r} is not one of the states")
+            w.fail_late(f"{ptr}/{name}", "VALUE_OUT_OF_RANGE", f"{value!r} is not one of the states")
 
 
 def _history(w: Walk, doc: dict[str, Any], ptr: str) -> None:
@@ -123,36 +164,40 @@ def _history(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     count = len(agents) if type(agents) is list else 0
     if doc.get("thread") == "between":
         if count != 2:
-            w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "a between read names exactly two agents")
+            w.fail_late(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "a between read names exactly two agents")
     elif count:
-        w.fail(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "only a between read names agents")
+        w.fail_late(f"{ptr}/agents", "COUNT_OUT_OF_RANGE", "only a between read names agents")
 
 
 def _patch_is_object(w: Walk, doc: dict[str, Any], ptr: str) -> None:
-    patch = doc.get("patch")
-    if patch is not None and type(patch) is not dict:
-        w.fail(f"{ptr}/patch", "TYPE_MISMATCH", "a JSON Merge Patch here is an object")
+    if "patch" in doc and type(doc["patch"]) is not dict:
+        w.fail_late(f"{ptr}/patch", "TYPE_MISMATCH", "a JSON Merge Patch here is an object")
 
 
 def _review(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     _patch_is_object(w, doc, ptr)
     amend = doc.get("decision") == "amend"
     if amend and doc.get("patch") is None:
-        w.fail(f"{ptr}/patch", "REQUIRED_FIELD_MISSING", "an amend decision carries its patch")
+        w.fail_late(f"{ptr}/patch", "REQUIRED_FIELD_MISSING", "an amend decision carries its patch")
     elif not amend and doc.get("patch") is not None and doc.get("decision") is not None:
-        w.fail(f"{ptr}/patch", "ONEOF_CONFLICT", "only an amend decision carries a patch")
+        w.fail_late(f"{ptr}/patch", "ONEOF_CONFLICT", "only an amend decision carries a patch")
 
 
 def _compact(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     summary = doc.get("summary")
-    if type(summary) is dict and summary.get("kind") not in (None, "summary"):
-        w.fail(f"{ptr}/summary/kind", "KIND_MISMATCH", "the record that replaces others is a summary")
+    if type(summary) is not dict:
+        return
+    if summary.get("kind") not in (None, "summary"):
+        w.fail_late(f"{ptr}/summary/kind", "KIND_MISMATCH", "the record that replaces others is a summary")
+    elif summary.get("encrypted") is not None:
+        w.fail_late(f"{ptr}/summary/encrypted", "KIND_MISMATCH",
+                    "the store writes the covered range into the summary, so it is not encrypted")
 
 
 def _embedding(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     values, dims = doc.get("values"), doc.get("dimensions")
-    if type(values) is list and type(dims) is int and dims != len(values):
-        w.fail(f"{ptr}/dimensions", "DIMENSION_MISMATCH",
+    if isinstance(values, list) and type(dims) is int and dims != len(values):
+        w.fail_late(f"{ptr}/dimensions", "DIMENSION_MISMATCH",
                f"dimensions is {dims} but there are {len(values)} values")
     if type(dims) is int and dims > w.limits.max_dimensions:
         w.fail(f"{ptr}/dimensions", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions")

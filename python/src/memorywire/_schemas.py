@@ -7,7 +7,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 from referencing import Registry, Resource
 
 BASE = "https://memorywire.dev/schemas/v1/"
@@ -50,7 +50,33 @@ def schema(type_name: str) -> dict[str, Any]:
     return contents
 
 
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    # ECMA-262 semantics, which JSON Schema prescribes: "$" matches only at
+    # the end, where Python's also matches before a final line feed.
+    from memorywire._model import _js_pattern
+
+    if isinstance(instance, str) and _js_pattern(pattern).search(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _format_checker() -> FormatChecker:
+    from memorywire._compiled import check_format
+
+    checker = FormatChecker(formats=())
+    for name in ("uri", "uri-reference", "media-type", "json-pointer"):
+        checker.checks(name)(functools.partial(_check, name=name, check=check_format))
+    return checker
+
+
+def _check(instance: Any, *, name: str, check: Any) -> bool:
+    return not isinstance(instance, str) or bool(check(instance, name))
+
+
+_Reference = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
 @functools.cache
-def validator(type_name: str) -> Draft202012Validator:
-    """The reference (jsonschema) validator of a top-level document type."""
-    return Draft202012Validator(schema(type_name), registry=registry())
+def validator(type_name: str) -> Any:
+    """The reference (jsonschema) validator of a top-level document type: the
+    2020-12 validator, with ECMA-262 patterns and the formats asserted."""
+    return _Reference(schema(type_name), registry=registry(), format_checker=_format_checker())

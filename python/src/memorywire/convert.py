@@ -7,8 +7,7 @@ from typing import Any
 from memorywire import json as _json
 from memorywire import msgpack as _msgpack
 from memorywire import protobuf as _protobuf
-from memorywire._document import DEFAULT_TYPE
-from memorywire._document import refuse_unknown
+from memorywire._document import DEFAULT_TYPE, refuse_unknown
 from memorywire.limits import Limits
 
 ENCODINGS = ("json", "msgpack", "protobuf")

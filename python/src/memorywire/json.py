@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from memorywire import _document
+from memorywire import _diagnose, _document
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
@@ -58,7 +58,7 @@ class _NegativeZero(int):
 _NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
 
 
-def _parse(data: bytes) -> Any:
+def _parse(data: bytes, max_depth: int) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as e:
@@ -66,7 +66,12 @@ def _parse(data: bytes) -> Any:
         reason = next((r for needle, r in _ORJSON_REASONS if needle in text), "SYNTAX_ERROR")
         if reason == "NON_FINITE_NUMBER":
             return None  # parsed again exactly, to name the member
-        raise decode_error(reason, "", f"not a JSON document: {text}") from None
+        pointer: str | None = ""
+        if reason in ("INVALID_UTF8", "INVALID_UNICODE"):
+            pointer = _diagnose.json_surrogate(data)
+        elif reason == "NESTING_TOO_DEEP":
+            pointer = _diagnose.json_depth(data, max_depth)
+        raise decode_error(reason, pointer or "", f"not a JSON document: {text}") from None
 
 
 def _exact_parse(data: bytes) -> Any:
@@ -156,7 +161,7 @@ class Decoder:
             except UnicodeEncodeError:
                 raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
         _document.check_size(data, self.limits)
-        doc = _parse(data)
+        doc = _parse(data, self.limits.max_depth)
         if doc is not None and type(doc) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")
         # orjson keeps the last of repeated members, turns long integers into
@@ -190,7 +195,12 @@ class Encoder:
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
         """Write a document the validator has accepted, canonically."""
-        return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
+        try:
+            return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError as e:
+            # Unknown content read from MessagePack (bin, timestamps) has no JSON form.
+            raise UnrepresentableError("UNREPRESENTABLE", f"the document has no JSON form: {e}",
+                                       [Violation("", "UNREPRESENTABLE", str(e))]) from None
 
 
 _decoders: dict[str, Decoder] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack as _msgpack
 
-from memorywire import _codec, _document
+from memorywire import _codec, _diagnose, _document
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import DecodeError, decode_error, escape_token
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -69,10 +69,15 @@ class Decoder:
         except _Duplicate:
             raise
         except (ValueError, TypeError) as e:
-            raise self.unpack_error(e) from None
+            raise self.unpack_error(e, data) from None
 
-    def unpack_error(self, e: ValueError | TypeError) -> DecodeError:
-        """The codec error for an exception the msgpack unpacker raised."""
+    def unpack_error(self, e: ValueError | TypeError, data: bytes | None = None) -> DecodeError:
+        """The codec error for an exception the msgpack unpacker raised; with
+        the document's bytes, read again to find where the fault is."""
+        if data is not None:
+            fault = _diagnose.msgpack_fault(data, self.limits.max_depth)
+            if fault is not None:
+                return decode_error(fault.reason, fault.pointer, fault.message)
         if isinstance(e, _msgpack.ExtraData):
             return decode_error("TRAILING_DATA", "", "bytes follow the end of the document")
         if isinstance(e, _msgpack.StackError):

@@ -13,14 +13,13 @@ from typing import Any
 from google.protobuf.message import DecodeError as _UpbDecodeError
 from google.protobuf.message import Message
 
-from memorywire import _codec, _document
-from memorywire import _model as m
+from memorywire import _codec, _document, _wire
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import decode_error, escape_token
+from memorywire.errors import decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 from memorywire.validation import SUPPORTED_MINOR
 
-__all__ = ["Decoder", "Encoder", "decode", "encode", "diagnose"]
+__all__ = ["Decoder", "Encoder", "decode", "encode"]
 
 
 class Decoder:
@@ -31,18 +30,8 @@ class Decoder:
         self.limits = limits or DEFAULT_LIMITS
         self._info = _document.info(type)
         self._cls = self._info.cls
-
-    def parse(self, data: bytes) -> Message:
-        """Parse the bytes into a message, checking the wire format only."""
-        _document.check_size(data, self.limits)
-        try:
-            msg = self._cls.FromString(data)
-        except _UpbDecodeError:
-            reason, pointer, message = diagnose(data, self._info)
-            raise decode_error(reason, pointer, message) from None
-        except RecursionError:
-            raise decode_error("NESTING_TOO_DEEP", "", "the document nests too deeply") from None
-        return msg
+        #: An Error carries no specversion; it is read as of a newer minor.
+        self._always_tolerant = self._info.name == "Error"
 
     def decode(self, data: bytes) -> dict[str, Any]:
         """Parse and validate one document."""
@@ -50,34 +39,63 @@ class Decoder:
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        msg = self.parse(data)
-        newer = _newer_minor(msg)
-        size = msg.ByteSize()
-        known = msg if not newer else self._cls.FromString(data)
-        known.DiscardUnknownFields()
-        unknown = ""
-        if known.ByteSize() != size:
-            _, unknown, message = diagnose(data, self._info, unknown=True)
-            if not newer:
-                raise decode_error("UNKNOWN_FIELD", unknown, message)
+        _document.check_size(data, self.limits)
+        version = _wire.specversion(data)
+        newer = self._always_tolerant or _is_newer(version)
         try:
-            doc = _codec.from_proto(known, self._info)
-        except _codec.PathError as e:
-            raise _codec.path_error(e) from None
+            msg = self._cls.FromString(data)
+        except (_UpbDecodeError, RecursionError):
+            msg = None
+        doc: Any = None
+        unknown: list[str] = []
+        if msg is not None:
+            size = msg.ByteSize()
+            known = self._cls.FromString(data) if newer else msg
+            known.DiscardUnknownFields()
+            if known.ByteSize() == size:
+                try:
+                    doc = _codec.from_proto(msg, self._info)
+                except _codec.PathError as e:
+                    if not (newer and e.reason == "UNKNOWN_ENUM_VALUE"):
+                        self._raise(e.reason, e.pointer, e.message, version)
+                    doc = None
+        if doc is None:
+            # upb refused the bytes, or they hold fields or values it does
+            # not know: read them again, to name the fault or the unknown.
+            try:
+                doc, unknown = _wire.read(data, self._info, max_depth=self.limits.max_depth,
+                                          tolerant=newer)
+            except _wire.Fault as f:
+                self._raise(f.reason, f.pointer, f.message, version)
         walk = _document.validated(doc, self.type, self.limits)
-        if newer and known.ByteSize() != size:
-            # Fields of a newer minor version: kept for Protobuf output only.
-            walk.unknown.append(unknown)
+        if unknown:
+            walk.unknown.extend(p for p in unknown if p not in walk.unknown)
+            # Content of a newer minor version: kept for Protobuf output only.
             walk.parsed = msg
         return doc, walk
 
+    def _raise(self, reason: str, pointer: str, message: str, version: str | None) -> None:
+        # A fault of the mapping phase gives way to a fault of the version.
+        if reason not in _PHASE_ONE and version is not None and _major(version) not in (None, "1"):
+            raise decode_error("UNSUPPORTED_VERSION", "/specversion",
+                               f"specversion {version} is not a 1.x version")
+        raise decode_error(reason, pointer, message)
 
-def _newer_minor(msg: Message) -> bool:
-    version = getattr(msg, "specversion", "")
-    if not version or "." not in version:
+
+_PHASE_ONE = frozenset({"TRUNCATED", "TRAILING_DATA", "INVALID_WIRE_FORMAT", "INVALID_UTF8",
+                        "DUPLICATE_KEY", "DOCUMENT_TOO_LARGE", "NESTING_TOO_DEEP", "STRING_TOO_LONG",
+                        "TOO_MANY_ITEMS"})
+
+
+def _major(version: str) -> str | None:
+    head, _, minor = version.partition(".")
+    return head if head.isdigit() and minor.isdigit() else None
+
+
+def _is_newer(version: str | None) -> bool:
+    if version is None or _major(version) != "1":
         return False
-    minor = version.split(".", 1)[1]
-    return minor.isdigit() and int(minor) > SUPPORTED_MINOR
+    return int(version.split(".", 1)[1]) > SUPPORTED_MINOR
 
 
 class Encoder:
@@ -133,116 +151,3 @@ def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool 
     if enc is None:
         enc = _encoders[type] = Encoder(type)
     return enc.encode(doc, canonical=canonical)
-
-
-# -- diagnosis of bytes upb refused ----------------------------------------
-
-
-class _Fault(Exception):
-    def __init__(self, reason: str, pointer: str, message: str) -> None:
-        super().__init__(message)
-        self.reason, self.pointer, self.message = reason, pointer, message
-
-
-def diagnose(data: bytes, info: m.MessageInfo, *, unknown: bool = False) -> tuple[str, str, str]:
-    """Find why and where bytes are not a valid message: the reason token,
-    the JSON Pointer of the field, and a message. With unknown=True, find the
-    first field number the message type does not define."""
-    try:
-        _scan(data, 0, len(data), info, "", unknown, 0)
-    except _Fault as f:
-        return f.reason, f.pointer, f.message
-    return "INVALID_WIRE_FORMAT", "", "not a valid Protobuf message"
-
-
-def _varint(data: bytes, pos: int, end: int, ptr: str) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise _Fault("TRUNCATED", ptr, "the message ends inside a varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-        if shift >= 70:
-            raise _Fault("INVALID_WIRE_FORMAT", ptr, "a varint is longer than 10 bytes")
-
-
-_MAP_ENTRY = m.message("MapEntry")
-_VALUE = m.message("Value")
-_VALUE_LIST = m.message("ValueList")
-_VALUE_MAP = m.message("ValueMap")
-
-
-def _scan(data: bytes, pos: int, end: int, info: m.MessageInfo | None, ptr: str,
-          unknown: bool, depth: int) -> None:
-    if depth > 100:
-        raise _Fault("NESTING_TOO_DEEP", ptr, "the message nests too deeply")
-    by_number = {f.number: f for f in info.fields.values()} if info is not None else {}
-    counters: dict[int, int] = {}
-    while pos < end:
-        key, pos = _varint(data, pos, end, ptr)
-        number, wire = key >> 3, key & 7
-        f = by_number.get(number)
-        name = f.name if f is not None else str(number)
-        index = counters.get(number, 0)
-        counters[number] = index + 1
-        here = f"{ptr}/{escape_token(name)}"
-        if f is not None and (f.repeated or f.is_map) and wire == 2 \
-                and f.kind in (m.MESSAGE, m.STRING, m.BYTES, m.TIMESTAMP):
-            here = f"{here}/{index}"
-        if number == 0:
-            raise _Fault("INVALID_WIRE_FORMAT", ptr, "field number 0 is not allowed")
-        if unknown and info is not None and f is None:
-            raise _Fault("UNKNOWN_FIELD", here, f"{info.name} has no field number {number}")
-        if wire == 0:
-            _, pos = _varint(data, pos, end, here)
-        elif wire == 1 or wire == 5:
-            size = 8 if wire == 1 else 4
-            if pos + size > end:
-                raise _Fault("TRUNCATED", here, "the message ends inside a fixed-size field")
-            pos += size
-        elif wire == 2:
-            length, pos = _varint(data, pos, end, here)
-            if pos + length > end:
-                raise _Fault("TRUNCATED", here, f"a field of {length} bytes runs past the end of the message")
-            if f is not None:
-                _check_field(data, pos, pos + length, f, info, here, unknown, depth)
-            pos += length
-        else:
-            raise _Fault("INVALID_WIRE_FORMAT", here, f"wire type {wire} is not valid here")
-        if f is not None and not _wire_fits(f, wire):
-            raise _Fault("INVALID_WIRE_FORMAT", here, f"wire type {wire} does not fit field {name}")
-
-
-def _wire_fits(f: m.FieldInfo, wire: int) -> bool:
-    if f.kind in (m.MESSAGE, m.TIMESTAMP, m.VALUE, m.STRING, m.BYTES) or f.is_map:
-        return wire == 2
-    if f.repeated and wire == 2:
-        return True
-    if f.kind == m.DOUBLE:
-        return wire == 1
-    if f.kind == m.FLOAT32:
-        return wire == 5
-    return wire == 0
-
-
-def _check_field(data: bytes, start: int, end: int, f: m.FieldInfo, info: m.MessageInfo | None,
-                 ptr: str, unknown: bool, depth: int) -> None:
-    if f.kind == m.STRING:
-        try:
-            data[start:end].decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Fault("INVALID_UTF8", ptr, "a string is not valid UTF-8") from None
-    elif f.is_map:
-        _scan(data, start, end, _MAP_ENTRY, ptr, unknown, depth + 1)
-    elif f.kind == m.MESSAGE:
-        _scan(data, start, end, f.message, ptr, unknown, depth + 1)
-    elif f.kind == m.VALUE:
-        _scan(data, start, end, _VALUE, ptr, unknown, depth + 1)
-    elif f.kind == m.TIMESTAMP:
-        _scan(data, start, end, None, ptr, False, depth + 1)
-    elif info is not None and info.name in ("MapEntry", "ValueList") and f.kind == m.VALUE:
-        _scan(data, start, end, _VALUE, ptr, unknown, depth + 1)

@@ -17,9 +17,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memorywire import _compiled
+from memorywire import _compiled, _schemas
 from memorywire import _model as m
-from memorywire import _schemas
 from memorywire._rules import Walk as _Walk
 from memorywire.errors import ValidationError, Violation, escape_token
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -53,23 +52,28 @@ def run(doc: Any, type_name: str, limits: Limits = DEFAULT_LIMITS) -> _Walk:
     """Validate a document and return the walk, with its violations and unknown
     members. Unknown members are tolerated only in a document of a newer
     minor version (spec/v1/versioning.md, section 3)."""
-    check_fn, is_record = _checks.get(type_name) or _check_of(type_name)
+    check_fn, is_record, always_tolerant = _checks.get(type_name) or _check_of(type_name)
     errors, newer = _version(doc)
-    walk = _Walk(limits, tolerant=newer)
+    walk = _Walk(limits, tolerant=newer or always_tolerant)
     if errors:
         walk.errors.extend(errors)
     check_fn(doc, "", walk, 1)
     if is_record and type(doc) is dict and "specversion" not in doc:
         walk.fail("/specversion", "REQUIRED_FIELD_MISSING",
                   "a record that is a document of its own carries its specversion")
+    if len(walk.errors) > 1:
+        walk.errors = walk.ordered()
     return walk
 
 
-_checks: dict[str, tuple[Any, bool]] = {}
+_checks: dict[str, tuple[Any, bool, bool]] = {}
 
 
-def _check_of(type_name: str) -> tuple[Any, bool]:
-    entry = (_compiled.function("check", type_name), m.message(type_name).name == "MemoryRecord")
+def _check_of(type_name: str) -> tuple[Any, bool, bool]:
+    name = m.message(type_name).name
+    # An Error carries no specversion: it is read as of a newer minor version
+    # (spec/v1/versioning.md), keeping members this reader does not know.
+    entry = (_compiled.function("check", type_name), name == "MemoryRecord", name == "Error")
     _checks[type_name] = entry
     return entry
 
@@ -115,6 +119,7 @@ _KEYWORD_REASONS = {
     "anyOf": "REQUIRED_FIELD_MISSING",
     "not": "ONEOF_CONFLICT",
     "false": "UNKNOWN_FIELD",
+    "format": "INVALID_FORMAT",
 }
 #: Rules the schema files cannot state; the reference adds them.
 _BEYOND_SCHEMA = frozenset({

@@ -1,0 +1,9 @@
+"""memorywire-conformance: the conformance runner of memorywire.
+
+It runs an implementation of memorywire (the testee, any language) as a
+subprocess speaking the testee protocol (conformance/protocol/v1), feeds it
+the test vectors (conformance/vectors/v1) and judges its answers byte for
+byte. It depends on no implementation of memorywire.
+"""
+
+__version__ = "1.0.0.dev0"

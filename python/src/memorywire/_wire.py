@@ -1,0 +1,435 @@
+"""A Protobuf reader in Python that reports faults with JSON Pointers.
+
+upb parses well-formed documents fast but says only that bytes are not a
+message, and it refuses messages nested more than 100 deep, which a Value of
+the allowed JSON depth can need. This reader runs when upb refuses bytes or
+when they hold fields upb does not know: it decodes the JSON form field by
+field from the tables of :mod:`memorywire._model`, so that every fault gets
+its reason and the pointer of its member in the JSON form.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import sys
+from array import array
+from typing import Any
+
+from memorywire import _model as m
+from memorywire import _timestamp
+from memorywire._codec import Float32Values, vector_finite
+
+_LITTLE = sys.byteorder == "little"
+_unpack_double = struct.Struct("<d").unpack_from
+_VALUE = m.message("Value")
+
+
+class Fault(Exception):
+    """A fault at a JSON Pointer, with its reason token."""
+
+    def __init__(self, reason: str, pointer: str, message: str) -> None:
+        super().__init__(message)
+        self.reason, self.pointer, self.message = reason, pointer, message
+
+
+class Reader:
+    """One pass over the bytes of a document."""
+
+    def __init__(self, data: bytes, *, max_depth: int, tolerant: bool) -> None:
+        self.data = data
+        self.max_depth = max_depth
+        #: Whether fields of unknown numbers are skipped (a newer minor).
+        self.tolerant = tolerant
+        self.unknown: list[str] = []
+
+    # -- primitives ---------------------------------------------------------
+
+    def varint(self, pos: int, end: int, ptr: str) -> tuple[int, int]:
+        data = self.data
+        result = shift = 0
+        while True:
+            if pos >= end:
+                raise Fault("TRUNCATED" if end == len(data) else "INVALID_WIRE_FORMAT", ptr,
+                            "the message ends inside a varint")
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result, pos
+            shift += 7
+            if shift >= 70:
+                raise Fault("INVALID_WIRE_FORMAT", ptr, "a varint is longer than 10 bytes")
+
+    def span(self, pos: int, end: int, ptr: str) -> tuple[int, int]:
+        """The bounds of a length-delimited field whose length starts at pos."""
+        length, pos = self.varint(pos, end, ptr)
+        if pos + length > end:
+            if end == len(self.data):
+                raise Fault("TRUNCATED", ptr, f"a field of {length} bytes runs past the end of the input")
+            raise Fault("INVALID_WIRE_FORMAT", ptr, f"a field of {length} bytes runs past the end of its message")
+        return pos, pos + length
+
+    def skip(self, wire: int, pos: int, end: int, ptr: str) -> int:
+        if wire == 0:
+            return self.varint(pos, end, ptr)[1]
+        if wire == 1 or wire == 5:
+            size = 8 if wire == 1 else 4
+            if pos + size > end:
+                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", ptr,
+                            "the message ends inside a fixed-size field")
+            return pos + size
+        if wire == 2:
+            return self.span(pos, end, ptr)[1]
+        raise Fault("INVALID_WIRE_FORMAT", ptr, f"wire type {wire} is not allowed")
+
+    # -- messages -----------------------------------------------------------
+
+    def message(self, pos: int, end: int, info: m.MessageInfo, ptr: str, depth: int,
+                into: dict[str, Any] | None = None) -> dict[str, Any]:
+        if depth > self.max_depth:
+            raise Fault("NESTING_TOO_DEEP", ptr, f"nesting deeper than {self.max_depth}")
+        out: dict[str, Any] = {} if into is None else into
+        by_number = _by_number(info)
+        while pos < end:
+            key, pos = self.varint(pos, end, ptr)
+            number, wire = key >> 3, key & 7
+            if number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {key} is not valid")
+            f = by_number.get(number)
+            if f is None:
+                here = f"{ptr}/{number}"
+                if not self.tolerant:
+                    raise Fault("UNKNOWN_FIELD", here, f"{info.name} has no field number {number}")
+                self.unknown.append(here)
+                pos = self.skip(wire, pos, end, here)
+                continue
+            pos = self.field(info, f, wire, pos, end, out, ptr, depth)
+        return out
+
+    def field(self, info: m.MessageInfo, f: m.FieldInfo, wire: int, pos: int, end: int,
+              out: dict[str, Any], ptr: str, depth: int) -> int:
+        here = f"{ptr}/{f.name}"
+        k = f.kind
+        if f.oneof is not None:
+            for other in info.oneofs[f.oneof]:
+                if other != f.name:
+                    out.pop(other, None)
+        if f.is_map:
+            self.expect(wire, 2, here)
+            start, stop = self.span(pos, end, here)
+            entries = out.setdefault(f.name, {})
+            self.map_entry(start, stop, entries, here, depth + 1)
+            return stop
+        if f.repeated and k in (m.UINT, m.ENUM, m.BOOL, m.FLOAT32, m.DOUBLE) and wire == 2:
+            start, stop = self.span(pos, end, here)
+            values = out.setdefault(f.name, [])
+            if k == m.FLOAT32:
+                if (stop - start) % 4:
+                    raise Fault("INVALID_WIRE_FORMAT", here,
+                                f"packed float32 values of {stop - start} bytes are not a multiple of 4")
+                raw = self.data[start:stop]
+                if not vector_finite(raw if _LITTLE else bytes(raw)):
+                    a = array("f", raw)
+                    bad = next(i for i, x in enumerate(a) if x - x != 0)
+                    raise Fault("NON_FINITE_NUMBER", f"{here}/{len(values) + bad}",
+                                "NaN and infinities are not allowed")
+                a = array("f")
+                a.frombytes(raw)
+                if not _LITTLE:
+                    a.byteswap()
+                if values:
+                    values.extend(a.tolist())
+                else:
+                    vec = Float32Values(a.tolist())
+                    vec.raw = raw if _LITTLE else a.tobytes()
+                    out[f.name] = vec
+                return stop
+            p = start
+            while p < stop:
+                value, p = self.varint(p, stop, here)
+                values.append(self.scalar(f, value, f"{here}/{len(values)}"))
+            return stop
+        if k in (m.MESSAGE, m.TIMESTAMP, m.VALUE, m.STRING, m.BYTES):
+            self.expect(wire, 2, here)
+            start, stop = self.span(pos, end, here)
+            if f.repeated:
+                target = out.setdefault(f.name, [])
+                item = f"{here}/{len(target)}"
+                target.append(self.length_delimited(f, start, stop, item, depth + 2, None))
+            else:
+                out[f.name] = self.length_delimited(f, start, stop, here, depth + 1, out.get(f.name))
+                if not f.presence and out[f.name] in ("", b""):
+                    del out[f.name]
+            return stop
+        if k == m.DOUBLE:
+            self.expect(wire, 1, here)
+            if pos + 8 > end:
+                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", here,
+                            "the message ends inside a double")
+            value = _unpack_double(self.data, pos)[0]
+            if value - value != 0:
+                raise Fault("NON_FINITE_NUMBER", here, "NaN and infinities are not allowed")
+            if f.presence or value or struct.pack("<d", value) != bytes(8):
+                out[f.name] = value
+            else:
+                out.pop(f.name, None)
+            return pos + 8
+        if k == m.FLOAT32:
+            self.expect(wire, 5, here)
+            if pos + 4 > end:
+                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", here,
+                            "the message ends inside a float")
+            value = struct.unpack_from("<f", self.data, pos)[0]
+            if value - value != 0:
+                raise Fault("NON_FINITE_NUMBER", f"{here}/{len(out.get(f.name, []))}",
+                            "NaN and infinities are not allowed")
+            out.setdefault(f.name, []).append(value)
+            return pos + 4
+        self.expect(wire, 0, here)
+        raw, pos = self.varint(pos, end, here)
+        if f.repeated:
+            values = out.setdefault(f.name, [])
+            values.append(self.scalar(f, raw, f"{here}/{len(values)}"))
+        else:
+            value = self.scalar(f, raw, here)
+            if f.presence or value:
+                out[f.name] = value
+            else:
+                out.pop(f.name, None)
+        return pos
+
+    def expect(self, wire: int, want: int, ptr: str) -> None:
+        if wire != want:
+            raise Fault("INVALID_WIRE_FORMAT", ptr, f"wire type {wire} does not fit this field")
+
+    def scalar(self, f: m.FieldInfo, raw: int, ptr: str) -> Any:
+        k = f.kind
+        if k == m.BOOL:
+            return raw != 0
+        if k == m.ENUM:
+            assert f.enum is not None
+            number = raw & 0xFFFFFFFF
+            if number >= 1 << 31:
+                number -= 1 << 32
+            if number == 0 and not f.repeated:
+                return None
+            name = f.enum.by_number.get(number)
+            if name is None:
+                if self.tolerant:
+                    self.unknown.append(ptr)
+                    return number
+                raise Fault("UNKNOWN_ENUM_VALUE", ptr, f"{number} is not a value of {f.enum.name}")
+            return name
+        if f.uint_max < 2**32:
+            return raw & 0xFFFFFFFF
+        return raw & 0xFFFFFFFFFFFFFFFF
+
+    def length_delimited(self, f: m.FieldInfo, start: int, stop: int, ptr: str, depth: int,
+                         into: Any) -> Any:
+        k = f.kind
+        if k == m.STRING:
+            try:
+                return bytes(self.data[start:stop]).decode("utf-8")
+            except UnicodeDecodeError:
+                raise Fault("INVALID_UTF8", ptr, "a string is not valid UTF-8") from None
+        if k == m.BYTES:
+            return base64.b64encode(self.data[start:stop]).decode("ascii")
+        if k == m.TIMESTAMP:
+            return self.timestamp(start, stop, ptr)
+        if k == m.VALUE:
+            return self.value(start, stop, ptr, depth)
+        assert f.message is not None
+        return self.message(start, stop, f.message, ptr, depth, into if type(into) is dict else None)
+
+    def timestamp(self, pos: int, end: int, ptr: str) -> str:
+        seconds = nanos = 0
+        while pos < end:
+            key, pos = self.varint(pos, end, ptr)
+            number, wire = key >> 3, key & 7
+            if number in (1, 2) and wire == 0:
+                raw, pos = self.varint(pos, end, ptr)
+                if number == 1:
+                    seconds = raw - (1 << 64) if raw >= 1 << 63 else raw
+                else:
+                    nanos = (raw & 0xFFFFFFFF) - (1 << 32) if raw & 0x80000000 else raw & 0xFFFFFFFF
+            elif number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {key} is not valid")
+            elif not self.tolerant:
+                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"Timestamp has no field number {number}")
+            else:
+                pos = self.skip(wire, pos, end, ptr)
+        if not _timestamp.in_range(seconds, nanos):
+            raise Fault("INVALID_TIMESTAMP", ptr,
+                        "timestamp outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999999Z")
+        return _timestamp.format(seconds, nanos)
+
+    def map_entry(self, pos: int, end: int, entries: dict[str, Any], ptr: str, depth: int) -> None:
+        key = ""
+        value: Any = _ABSENT
+        while pos < end:
+            tag, pos = self.varint(pos, end, ptr)
+            number, wire = tag >> 3, tag & 7
+            if number == 1:
+                self.expect(wire, 2, ptr)
+                start, stop = self.span(pos, end, ptr)
+                try:
+                    key = bytes(self.data[start:stop]).decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Fault("INVALID_UTF8", ptr, "a map key is not valid UTF-8") from None
+                pos = stop
+            elif number == 2:
+                self.expect(wire, 2, ptr)
+                start, stop = self.span(pos, end, ptr)
+                value = (start, stop)
+                pos = stop
+            elif number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
+            elif not self.tolerant:
+                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"MapEntry has no field number {number}")
+            else:
+                pos = self.skip(wire, pos, end, ptr)
+        here = f"{ptr}/{_escape(key)}"
+        if key in entries:
+            raise Fault("DUPLICATE_KEY", here, f"the key {key!r} appears twice")
+        if value is _ABSENT:
+            raise Fault("VALUE_KIND_MISSING", here, "a map entry has no value")
+        entries[key] = self.value(value[0], value[1], here, depth + 1)
+
+    def value(self, pos: int, end: int, ptr: str, depth: int) -> Any:
+        result: Any = _ABSENT
+        while pos < end:
+            tag, pos = self.varint(pos, end, ptr)
+            number, wire = tag >> 3, tag & 7
+            if number in (1, 2, 3):
+                self.expect(wire, 0, ptr)
+                raw, pos = self.varint(pos, end, ptr)
+                if number == 1:
+                    if raw != 0:
+                        raise Fault("UNKNOWN_ENUM_VALUE", ptr, f"{raw} is not a value of NullValue")
+                    result = None
+                elif number == 2:
+                    result = raw != 0
+                else:
+                    result = (raw >> 1) ^ -(raw & 1)
+            elif number == 4:
+                self.expect(wire, 1, ptr)
+                if pos + 8 > end:
+                    raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", ptr,
+                                "the message ends inside a double")
+                result = _unpack_double(self.data, pos)[0]
+                if result - result != 0:
+                    raise Fault("NON_FINITE_NUMBER", ptr, "NaN and infinities are not allowed")
+                pos += 8
+            elif number in (5, 6, 7):
+                self.expect(wire, 2, ptr)
+                start, stop = self.span(pos, end, ptr)
+                if number == 5:
+                    try:
+                        result = bytes(self.data[start:stop]).decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise Fault("INVALID_UTF8", ptr, "a string is not valid UTF-8") from None
+                elif number == 6:
+                    result = self.value_list(start, stop, ptr, depth)
+                else:
+                    result = {}
+                    self.value_map(start, stop, result, ptr, depth)
+                pos = stop
+            elif number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
+            elif not self.tolerant:
+                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"Value has no field number {number}")
+            else:
+                pos = self.skip(wire, pos, end, ptr)
+        if result is _ABSENT:
+            raise Fault("VALUE_KIND_MISSING", ptr, "a Value has none of its kinds set")
+        return result
+
+    def value_list(self, pos: int, end: int, ptr: str, depth: int) -> list[Any]:
+        if depth > self.max_depth:
+            raise Fault("NESTING_TOO_DEEP", ptr, f"nesting deeper than {self.max_depth}")
+        out: list[Any] = []
+        while pos < end:
+            tag, pos = self.varint(pos, end, ptr)
+            number, wire = tag >> 3, tag & 7
+            if number == 1:
+                self.expect(wire, 2, ptr)
+                start, stop = self.span(pos, end, ptr)
+                out.append(self.value(start, stop, f"{ptr}/{len(out)}", depth + 1))
+                pos = stop
+            elif number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
+            elif not self.tolerant:
+                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"ValueList has no field number {number}")
+            else:
+                pos = self.skip(wire, pos, end, ptr)
+        return out
+
+    def value_map(self, pos: int, end: int, out: dict[str, Any], ptr: str, depth: int) -> None:
+        if depth > self.max_depth:
+            raise Fault("NESTING_TOO_DEEP", ptr, f"nesting deeper than {self.max_depth}")
+        while pos < end:
+            tag, pos = self.varint(pos, end, ptr)
+            number, wire = tag >> 3, tag & 7
+            if number == 1:
+                self.expect(wire, 2, ptr)
+                start, stop = self.span(pos, end, ptr)
+                self.map_entry(start, stop, out, ptr, depth)
+                pos = stop
+            elif number == 0 or wire in (3, 4, 6, 7):
+                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
+            elif not self.tolerant:
+                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"ValueMap has no field number {number}")
+            else:
+                pos = self.skip(wire, pos, end, ptr)
+
+
+_ABSENT = object()
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+_numbers: dict[str, dict[int, m.FieldInfo]] = {}
+
+
+def _by_number(info: m.MessageInfo) -> dict[int, m.FieldInfo]:
+    table = _numbers.get(info.full_name)
+    if table is None:
+        table = _numbers[info.full_name] = {f.number: f for f in info.ordered}
+    return table
+
+
+def read(data: bytes, info: m.MessageInfo, *, max_depth: int,
+         tolerant: bool) -> tuple[dict[str, Any], list[str]]:
+    """Decode a document to its JSON form; return it and the pointers of
+    content of a newer minor version. Raises Fault."""
+    reader = Reader(data, max_depth=max_depth, tolerant=tolerant)
+    try:
+        doc = reader.message(0, len(data), info, "", 1)
+    except RecursionError:
+        raise Fault("NESTING_TOO_DEEP", "", "the document nests too deeply") from None
+    return doc, reader.unknown
+
+
+
+def specversion(data: bytes) -> str | None:
+    """The specversion a document's bytes declare (field 1 at the top
+    level), or None when there is none or the bytes are not readable."""
+    reader = Reader(data, max_depth=1, tolerant=True)
+    pos, end = 0, len(data)
+    found = None
+    try:
+        while pos < end:
+            key, pos = reader.varint(pos, end, "")
+            number, wire = key >> 3, key & 7
+            if number == 1 and wire == 2:
+                start, stop = reader.span(pos, end, "")
+                found = bytes(data[start:stop]).decode("utf-8")
+                pos = stop
+            else:
+                pos = reader.skip(wire, pos, end, "")
+    except (Fault, UnicodeDecodeError):
+        return found
+    return found
