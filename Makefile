@@ -10,14 +10,15 @@ NODE_STAMP := node_modules/.installed
 
 .PHONY: demo test lint proto schemas clean
 
-$(STAMP): python/pyproject.toml
+$(STAMP): python/pyproject.toml conformance/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e 'python[test]'
+	$(BIN)/pip install --quiet -e 'python[test]' -e conformance/python
 	touch $@
 
-$(NODE_STAMP): package.json
-	npm install --no-audit --no-fund --silent
+$(NODE_STAMP): package.json package-lock.json conformance/testees/javascript/package-lock.json
+	npm ci --no-audit --no-fund --silent
+	npm ci --no-audit --no-fund --silent --prefix conformance/testees/javascript
 	touch $@
 
 # Regenerate the Python protobuf modules and the JSON Schemas from proto/.
@@ -32,14 +33,22 @@ lint: $(STAMP) $(NODE_STAMP)
 	npx --no-install buf lint
 	$(BIN)/python tools/gen_schemas.py --check
 	$(BIN)/python tools/schema_sync.py
-	$(BIN)/ruff check python/src python/tests
+	$(BIN)/python conformance/tools/build_vectors.py --check
+	$(BIN)/memorywire-conformance check-vectors
+	$(BIN)/ruff check python/src python/tests conformance/python
 	cd python && ../$(BIN)/python -m mypy src/memorywire
 
-test: lint
-	$(BIN)/python -m pytest python/tests -q -p no:cacheprovider
+test: lint $(NODE_STAMP)
+	$(BIN)/python -m pytest python/tests conformance/python/tests -q -p no:cacheprovider
 
-demo: $(STAMP)
+demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/demo.py
+	@echo
+	@echo "== conformance: the reference codec (memorywire testee), every level =="
+	$(BIN)/memorywire-conformance codec --testee "$(abspath $(BIN))/memorywire testee" --level recommended
+	@echo
+	@echo "== conformance: the independent JavaScript testee (Node.js), every level =="
+	$(BIN)/memorywire-conformance codec --testee "node $(abspath conformance/testees/javascript/testee.js)" --level recommended
 
 clean:
 	rm -rf $(VENV) node_modules

@@ -25,7 +25,9 @@ F = descriptor_pb2.FieldDescriptorProto
 BASE = "https://memorywire.dev/schemas/v1/"
 OUT = protoset.ROOT / "schemas" / "v1"
 MAX_SAFE = 9007199254740991
-FLOAT32_MAX = 3.4028234663852886e38
+# The least magnitude that rounds to infinity in binary32: every number below
+# it is a finite float32 value once rounded to nearest.
+FLOAT32_OVERFLOW = 3.4028235677973366e38
 
 # Messages that are encoded as plain JSON values rather than objects.
 VALUE_MESSAGES = {"Value", "ValueList", "ValueMap", "MapEntry"}
@@ -81,7 +83,7 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
         if "maximum" in rules:
             s["maximum"] = rules["maximum"]
     elif t == F.TYPE_FLOAT:
-        s = {"type": "number", "minimum": -FLOAT32_MAX, "maximum": FLOAT32_MAX}
+        s = {"type": "number", "exclusiveMinimum": -FLOAT32_OVERFLOW, "exclusiveMaximum": FLOAT32_OVERFLOW}
     elif t == F.TYPE_BYTES:
         s = {"type": "string", "contentEncoding": "base64", "pattern": BASE64_PATTERN}
         if rules.get("required"):

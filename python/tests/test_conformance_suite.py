@@ -134,3 +134,18 @@ def test_broken_testee_is_caught(fault: str, broken_runs: dict[str, Run],
     # Caught by a case the reference testee passes, not only by the
     # reference's own failures.
     assert run.failed_ids() - reference_run.failed_ids(), f"the fault {fault} is not caught"
+
+
+JAVASCRIPT = ROOT / "conformance" / "testees" / "javascript"
+
+
+def test_independent_javascript_testee_passes_every_case(tmp_path: Path) -> None:
+    """The Node.js testee, written from the specification alone, passes the
+    suite: proof that the specification is implementable as written. Its
+    packages come from `make test` (npm ci in its folder)."""
+    assert (JAVASCRIPT / "node_modules" / "@bufbuild" / "protobuf").is_dir(), \
+        "run `make test`, which installs the JavaScript testee's packages"
+    run = run_with_report(shlex.join(["node", str(JAVASCRIPT / "testee.js")]), tmp_path)
+    passed, failed, _ = counts(run.done)
+    assert run.done.returncode == 0, run.done.stdout[-3000:]
+    assert failed == 0 and passed >= 500

@@ -34,7 +34,8 @@ from memorywire import _rules, _timestamp
 from memorywire._codec import Float32Values, vector_finite
 from memorywire.errors import escape_token
 
-FLOAT32_MAX = 3.4028234663852886e38
+#: The least magnitude that rounds to infinity in binary32.
+FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.
 _MISSING = object()
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -90,7 +91,7 @@ def check_vector(v: list[Any], p: str, w: Any) -> None:
         if x - x != 0:
             w.fail(f"{p}/{i}", "NON_FINITE_NUMBER", "NaN and infinities are not allowed")
             return
-        if not -FLOAT32_MAX <= x <= FLOAT32_MAX:
+        if not -FLOAT32_OVERFLOW < x < FLOAT32_OVERFLOW:
             w.fail(f"{p}/{i}", "NUMBER_OUT_OF_RANGE", f"{x} overflows binary32")
             return
 
@@ -525,7 +526,7 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a number, got " + _jtype({var}))')
         src.add(ind, f"elif {var} - {var} != 0:")
         src.add(ind + 1, f'w.fail({ptr}, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")')
-        src.add(ind, f"elif not {-FLOAT32_MAX!r} <= {var} <= {FLOAT32_MAX!r}:")
+        src.add(ind, f"elif not {-FLOAT32_OVERFLOW!r} < {var} < {FLOAT32_OVERFLOW!r}:")
         src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} overflows binary32")')
 
 

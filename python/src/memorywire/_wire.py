@@ -50,8 +50,7 @@ class Reader:
         result = shift = 0
         while True:
             if pos >= end:
-                raise Fault("TRUNCATED" if end == len(data) else "INVALID_WIRE_FORMAT", ptr,
-                            "the message ends inside a varint")
+                raise _cut(end == len(data), ptr, "the message ends inside a varint")
             b = data[pos]
             pos += 1
             result |= (b & 0x7F) << shift
@@ -65,9 +64,7 @@ class Reader:
         """The bounds of a length-delimited field whose length starts at pos."""
         length, pos = self.varint(pos, end, ptr)
         if pos + length > end:
-            if end == len(self.data):
-                raise Fault("TRUNCATED", ptr, f"a field of {length} bytes runs past the end of the input")
-            raise Fault("INVALID_WIRE_FORMAT", ptr, f"a field of {length} bytes runs past the end of its message")
+            raise _cut(end == len(self.data), ptr, f"a field of {length} bytes runs past the end")
         return pos, pos + length
 
     def skip(self, wire: int, pos: int, end: int, ptr: str) -> int:
@@ -76,7 +73,7 @@ class Reader:
         if wire == 1 or wire == 5:
             size = 8 if wire == 1 else 4
             if pos + size > end:
-                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", ptr,
+                raise _cut(end == len(self.data), ptr,
                             "the message ends inside a fixed-size field")
             return pos + size
         if wire == 2:
@@ -165,7 +162,7 @@ class Reader:
         if k == m.DOUBLE:
             self.expect(wire, 1, here)
             if pos + 8 > end:
-                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", here,
+                raise _cut(end == len(self.data), here,
                             "the message ends inside a double")
             value = _unpack_double(self.data, pos)[0]
             if value - value != 0:
@@ -178,7 +175,7 @@ class Reader:
         if k == m.FLOAT32:
             self.expect(wire, 5, here)
             if pos + 4 > end:
-                raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", here,
+                raise _cut(end == len(self.data), here,
                             "the message ends inside a float")
             value = struct.unpack_from("<f", self.data, pos)[0]
             if value - value != 0:
@@ -315,7 +312,7 @@ class Reader:
             elif number == 4:
                 self.expect(wire, 1, ptr)
                 if pos + 8 > end:
-                    raise Fault("TRUNCATED" if end == len(self.data) else "INVALID_WIRE_FORMAT", ptr,
+                    raise _cut(end == len(self.data), ptr,
                                 "the message ends inside a double")
                 result = _unpack_double(self.data, pos)[0]
                 if result - result != 0:
@@ -385,6 +382,14 @@ class Reader:
 
 
 _ABSENT = object()
+
+
+def _cut(at_end_of_input: bool, ptr: str, message: str) -> Fault:
+    """Bytes that stop short: of the input (TRUNCATED, which belongs to the
+    document and has no pointer), or of their enclosing message."""
+    if at_end_of_input:
+        return Fault("TRUNCATED", "", message)
+    return Fault("INVALID_WIRE_FORMAT", ptr, message)
 
 
 def _escape(token: str) -> str:

@@ -1,0 +1,282 @@
+"""Records in their JSON form, as the service keeps them: canonical form,
+content hash, scopes, tombstones, JSON Merge Patch, the text that full-text
+search reads, and the compact form in which the store keeps a record.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sys
+import time
+from array import array
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from memorywire import _compiled, _timestamp
+from memorywire import _model as m
+
+RECORD_TYPE = "memorywire.v1.MemoryRecord"
+PAYLOADS = tuple(m.kind_payloads()) + ("encrypted",)
+SCOPE_FIELDS = ("user", "agent", "session", "run", "task", "project")
+#: Members a tombstone keeps no value of (core.md section 8.2).
+TOMBSTONE_DROPS = PAYLOADS + ("embeddings", "native", "metadata", "extensions")
+
+_canonical_record = _compiled.function("js", RECORD_TYPE)
+_LITTLE = sys.byteorder == "little"
+
+
+def now() -> str:
+    """The service's clock, in UTC, as a canonical timestamp."""
+    ns = time.time_ns()
+    return _timestamp.format(ns // 1_000_000_000, ns % 1_000_000_000)
+
+
+def instant(text: str) -> tuple[int, int]:
+    """The instant of a valid timestamp, as (seconds, nanoseconds)."""
+    return _timestamp.parse(text)
+
+
+def canonical(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical JSON form of a valid nested record as a dict: defaults
+    dropped, timestamps and Float32 values in their canonical values."""
+    return _canonical_record(doc)  # type: ignore[no-any-return]
+
+
+def dumps(doc: Mapping[str, Any]) -> bytes:
+    """Canonical JSON bytes of a canonical dict."""
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+
+
+def payload_member(doc: Mapping[str, Any]) -> str | None:
+    for name in PAYLOADS:
+        if name in doc:
+            return name
+    return None
+
+
+def content_hash(doc: Mapping[str, Any]) -> str | None:
+    """The content hash of a canonical record (core.md section 9.2), or None
+    for a record without a payload."""
+    name = payload_member(doc)
+    if name is None:
+        return None
+    return "sha256:" + hashlib.sha256(dumps(doc[name])).hexdigest()
+
+
+def status(doc: Mapping[str, Any]) -> str:
+    """The record's status; an absent status is active."""
+    return str(doc.get("lifecycle", {}).get("status", "active"))
+
+
+def set_member(doc: dict[str, Any], parent: str, name: str, value: Any) -> None:
+    """Set doc[parent][name], creating the parent object."""
+    sub = dict(doc.get(parent, {}))
+    sub[name] = value
+    doc[parent] = sub
+
+
+def drop_member(doc: dict[str, Any], parent: str, name: str) -> None:
+    sub = doc.get(parent)
+    if sub is not None and name in sub:
+        sub = dict(sub)
+        del sub[name]
+        if sub:
+            doc[parent] = sub
+        else:
+            del doc[parent]
+
+
+# -- scopes (core.md section 5, operations.md section 4.1) ---------------------
+
+
+def complete_scope(record: dict[str, Any], request_scope: Mapping[str, Any] | None,
+                   tenant: str) -> None:
+    """Fill in the record's scope from the request scope and set its tenant."""
+    scope = dict(record.get("scope", {}))
+    if request_scope:
+        for name in SCOPE_FIELDS:
+            if request_scope.get(name) and not scope.get(name):
+                scope[name] = request_scope[name]
+        if request_scope.get("namespace") and not scope.get("namespace"):
+            scope["namespace"] = list(request_scope["namespace"])
+    scope["tenant"] = tenant
+    record["scope"] = scope
+
+
+def within(record_scope: Mapping[str, Any] | None, request_scope: Mapping[str, Any] | None) -> bool:
+    """Whether a record of the caller's tenant lies within the request scope."""
+    if not request_scope:
+        return True
+    rs = record_scope or {}
+    for name in SCOPE_FIELDS:
+        want = request_scope.get(name)
+        if want and rs.get(name) != want:
+            return False
+    prefix = request_scope.get("namespace")
+    if prefix:
+        ns = rs.get("namespace", [])
+        if len(ns) < len(prefix) or list(ns[:len(prefix)]) != list(prefix):
+            return False
+    return True
+
+
+def namespace_key(namespace: Any) -> str:
+    """The stored form of a namespace: its JSON array, so that equal lists
+    have equal keys and a prefix of labels is a prefix of the key."""
+    return orjson.dumps(list(namespace or [])).decode("utf-8")
+
+
+# -- tombstones (operations.md section 4.7) -----------------------------------
+
+
+def soft_deleted(doc: Mapping[str, Any], when: str, reason: str | None) -> dict[str, Any]:
+    """The tombstone of a record, before its store-maintained revision and
+    updated_at are set."""
+    out = {k: v for k, v in doc.items() if k not in TOMBSTONE_DROPS}
+    lifecycle = dict(doc.get("lifecycle", {}))
+    lifecycle["status"] = "deleted"
+    lifecycle["deleted_at"] = when
+    if reason:
+        lifecycle["reason"] = reason
+    else:
+        lifecycle.pop("reason", None)
+    out["lifecycle"] = lifecycle
+    return out
+
+
+def minimal_tombstone(doc: Mapping[str, Any], revision: int, when: str,
+                      reason: str | None = None) -> dict[str, Any]:
+    """The minimal tombstone a hard deletion reports: id, kind, scope,
+    sequence, revision and a lifecycle with status deleted, deleted_at and
+    the reason; nothing else."""
+    lifecycle: dict[str, Any] = {"status": "deleted", "deleted_at": when}
+    if reason:
+        lifecycle["reason"] = reason
+    out: dict[str, Any] = {"id": doc["id"], "kind": doc["kind"], "lifecycle": lifecycle}
+    for name in ("scope", "sequence"):
+        if name in doc:
+            out[name] = doc[name]
+    out["revision"] = revision
+    return out
+
+
+def strip_tombstone(doc: dict[str, Any]) -> None:
+    """Remove what a tombstone does not keep."""
+    for name in TOMBSTONE_DROPS:
+        doc.pop(name, None)
+
+
+# -- JSON Merge Patch (RFC 7396) ------------------------------------------------
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    if type(patch) is not dict:
+        return patch
+    out = dict(target) if type(target) is dict else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+# -- the text of a record (operations.md section 9.1) --------------------------
+
+
+def _parts_text(parts: Any, out: list[str]) -> None:
+    for part in parts or ():
+        for name in ("text", "refusal"):
+            sub = part.get(name)
+            if sub is not None and sub.get("text"):
+                out.append(sub["text"])
+        if "tool_call" in part:
+            _tool_call_text(part["tool_call"], out)
+        if "tool_result" in part:
+            _tool_result_text(part["tool_result"], out)
+
+
+def _tool_call_text(call: Mapping[str, Any], out: list[str]) -> None:
+    for name in ("name", "arguments"):
+        if call.get(name):
+            out.append(call[name])
+
+
+def _tool_result_text(result: Mapping[str, Any], out: list[str]) -> None:
+    if result.get("output"):
+        out.append(result["output"])
+    _parts_text(result.get("output_parts"), out)
+
+
+def text_of(doc: Mapping[str, Any]) -> str:
+    """The text full-text search reads in a record; "" for none. An
+    encrypted payload is never read."""
+    out: list[str] = []
+    if "message" in doc:
+        _parts_text(doc["message"].get("content"), out)
+    elif "tool_call" in doc:
+        _tool_call_text(doc["tool_call"], out)
+    elif "tool_result" in doc:
+        _tool_result_text(doc["tool_result"], out)
+    elif "fact" in doc:
+        out.append(doc["fact"].get("text", ""))
+    elif "episode" in doc:
+        out.append(doc["episode"].get("text", ""))
+    elif "summary" in doc:
+        out.append(doc["summary"].get("text", ""))
+    elif "block" in doc:
+        out.append(doc["block"].get("value", ""))
+    elif "procedure" in doc:
+        out.extend((doc["procedure"].get("name", ""), doc["procedure"].get("description", "")))
+    elif "emotion" in doc:
+        out.append(doc["emotion"].get("text", ""))
+    return "\n".join(t for t in out if t)
+
+
+# -- the stored form ----------------------------------------------------------
+# A record is kept as its canonical JSON form in which each embedding's values
+# are a base64 string of little-endian binary32 numbers: bit-exact and four
+# times smaller than their decimal spelling.
+
+
+def _pack_values(values: list[float]) -> str:
+    raw = array("f", values)
+    if not _LITTLE:
+        raw.byteswap()
+    return base64.b64encode(raw.tobytes()).decode("ascii")
+
+
+def _unpack_values(text: str) -> list[float]:
+    raw = array("f")
+    raw.frombytes(base64.b64decode(text))
+    if not _LITTLE:
+        raw.byteswap()
+    return raw.tolist()
+
+
+def pack(doc: Mapping[str, Any]) -> bytes:
+    """The stored bytes of a canonical record."""
+    embeddings = doc.get("embeddings")
+    if embeddings:
+        doc = dict(doc)
+        doc["embeddings"] = [dict(e, values=_pack_values(e["values"])) for e in embeddings]
+    return orjson.dumps(doc)
+
+
+def unpack(data: bytes) -> dict[str, Any]:
+    """The canonical record of stored bytes."""
+    doc: dict[str, Any] = orjson.loads(data)
+    embeddings = doc.get("embeddings")
+    if embeddings:
+        for e in embeddings:
+            e["values"] = _unpack_values(e["values"])
+    return doc
+
+
+def embedding_values(doc: Mapping[str, Any]) -> list[tuple[str, int, list[float]]]:
+    """(model, dimensions, values) of each embedding of a record."""
+    return [(e["model"], int(e.get("dimensions", len(e["values"]))), e["values"])
+            for e in doc.get("embeddings", ())]

@@ -1,0 +1,574 @@
+"""The embedded store: one SQLite file in WAL mode (or an in-memory database),
+its schema, and the transactions every operation runs in.
+
+Every mutating operation runs in one write transaction (``Store.write``):
+the store's single writer connection, ``BEGIN IMMEDIATE`` ... ``COMMIT``, under
+the exclusive side of a readers-writer lock, so that the in-memory vector
+indexes change together with the tables. With ``synchronous=FULL`` a
+transaction that has committed survives the loss of the process and of the
+machine. Reads run on per-thread connections, each in its own snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from memorywire.service import records as r
+from memorywire.service import vectors
+
+__all__ = ["RWLock", "Row", "Store", "TenantState", "WriteTx"]
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tenants (
+    num INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    last_sequence INTEGER NOT NULL DEFAULT 0,
+    last_position INTEGER NOT NULL DEFAULT 0,
+    pruned_through INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS records (
+    rid INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    rev INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    key TEXT,
+    ns TEXT NOT NULL,
+    s_user TEXT NOT NULL, s_agent TEXT NOT NULL, s_session TEXT NOT NULL,
+    s_run TEXT NOT NULL, s_task TEXT NOT NULL, s_project TEXT NOT NULL,
+    r_agent TEXT NOT NULL, r_caller TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    doc BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
+CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
+CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE key IS NOT NULL;
+CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    qv BLOB NOT NULL,
+    scale REAL NOT NULL,
+    qsum INTEGER NOT NULL,
+    l1 REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
+CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
+CREATE TABLE IF NOT EXISTS changes (
+    tenant INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    type INTEGER NOT NULL,
+    record_id TEXT NOT NULL,
+    at REAL NOT NULL,
+    doc BLOB NOT NULL,
+    PRIMARY KEY (tenant, pos)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS changes_record ON changes (tenant, record_id);
+CREATE TABLE IF NOT EXISTS operations (
+    tenant INTEGER NOT NULL,
+    operation_id TEXT NOT NULL,
+    method TEXT NOT NULL,
+    digest BLOB NOT NULL,
+    response BLOB NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (tenant, operation_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS operations_at ON operations (at);
+CREATE TABLE IF NOT EXISTS offsets (
+    tenant INTEGER NOT NULL,
+    consumer TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    cursor TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (tenant, consumer)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS reviews (
+    tenant INTEGER NOT NULL,
+    record_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    decision TEXT NOT NULL,
+    reviewer TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+"""
+
+#: Change types, with the numbers of memorywire.v1.ChangeType.
+CREATED, UPDATED, DELETED = 1, 2, 3
+CHANGE_NAMES = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
+
+ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
+
+
+class RWLock:
+    """A readers-writer lock that lets a waiting writer in before new readers."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer = False
+        self._waiting = 0
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._writer or self._waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+@dataclass
+class TenantState:
+    num: int
+    name: str
+    last_sequence: int
+    last_position: int
+    pruned_through: int
+    dirty: bool = False
+
+
+@dataclass
+class Row:
+    """A stored record: its row and its canonical JSON form."""
+
+    rid: int
+    id: str
+    seq: int
+    rev: int
+    status: str
+    key: str | None
+    ns: str
+    pos: int
+    doc: dict[str, Any]
+
+
+def row_of(values: tuple[Any, ...]) -> Row:
+    rid, id_, seq, rev, status, key, ns, pos, doc = values
+    return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
+
+
+def _columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
+    scope = doc.get("scope", {})
+    routing = doc.get("routing", {})
+    return (
+        doc["kind"], r.status(doc), doc.get("key") or None, r.namespace_key(scope.get("namespace")),
+        scope.get("user", ""), scope.get("agent", ""), scope.get("session", ""),
+        scope.get("run", ""), scope.get("task", ""), scope.get("project", ""),
+        routing.get("agent", ""), routing.get("caller_agent", ""),
+    )
+
+
+def scope_sql(scope: Mapping[str, Any] | None, prefix: str = "") -> tuple[str, list[Any]]:
+    """SQL conditions (joined with AND, starting with AND) selecting the
+    records that lie within a request scope."""
+    if not scope:
+        return "", []
+    sql, params = [], []
+    for name in r.SCOPE_FIELDS:
+        value = scope.get(name)
+        if value:
+            sql.append(f"{prefix}s_{name} = ?")
+            params.append(value)
+    ns = scope.get("namespace")
+    if ns:
+        key = r.namespace_key(ns)
+        head = key[:-1] + ","
+        sql.append(f"({prefix}ns = ? OR substr({prefix}ns, 1, ?) = ?)")
+        params += [key, len(head), head]
+    return "".join(" AND " + s for s in sql), params
+
+
+class Store:
+    """A memory store on SQLite. ``path`` is a file name, or ``":memory:"``
+    for a store that lives as long as the object."""
+
+    def __init__(self, path: str = ":memory:", *, synchronous: str = "FULL",
+                 change_retention_seconds: float = 7 * 86400,
+                 operation_retention_seconds: float = 2 * 86400,
+                 vector_exact_threshold: int = 1024) -> None:
+        self.path = path
+        self.memory = path == ":memory:" or path == ""
+        self.synchronous = synchronous
+        self.change_retention_seconds = change_retention_seconds
+        self.operation_retention_seconds = operation_retention_seconds
+        #: Below this many candidates a vector search compares every one
+        #: exactly instead of going through the quantized index.
+        self.vector_exact_threshold = vector_exact_threshold
+        self.lock = RWLock()
+        self.changed = threading.Condition()
+        self.closed = False
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._writer = self._connect()
+        self._writer.executescript(_SCHEMA)
+        self._writes = 0
+        self._tenant_nums: dict[str, int] = {}
+        self.positions: dict[int, int] = {}
+        self.pruned: dict[int, int] = {}
+        with self._writer:
+            self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (os.urandom(32),))
+        self.secret: bytes = self._writer.execute(
+            "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
+        for num, name, pos, pruned in self._writer.execute(
+                "SELECT num, name, last_position, pruned_through FROM tenants"):
+            self._tenant_nums[name] = num
+            self.positions[num] = pos
+            self.pruned[num] = pruned
+        self.vectors = vectors.Indexes(self)
+
+    # -- connections ------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(":memory:" if self.memory else self.path, isolation_level=None,
+                               check_same_thread=False, timeout=30)
+        if not self.memory:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        conn.execute("PRAGMA busy_timeout = 30000")
+        with self._connections_lock:
+            self._connections.append(conn)
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close every connection. Waits for the running write to finish."""
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
+        with self.lock.exclusive(), self._connections_lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+
+    # -- transactions --------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[WriteTx]:
+        """One write transaction: everything in it commits together, or
+        nothing does when the block raises."""
+        with self.lock.exclusive():
+            if self.closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            tx = WriteTx(self, conn)
+            try:
+                yield tx
+                tx.flush()
+                if tx.abandon:
+                    conn.execute("ROLLBACK")
+                    return
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            self._committed(tx)
+        if tx.changed_tenants:
+            with self.changed:
+                self.changed.notify_all()
+        self._writes += 1
+        if self._writes % 500 == 0:
+            self.maintain()
+
+    def _committed(self, tx: WriteTx) -> None:
+        for t in tx.tenants.values():
+            self.positions[t.num] = t.last_position
+            self.pruned[t.num] = t.pruned_through
+            self._tenant_nums[t.name] = t.num
+        if tx.touched:
+            self.vectors.apply(tx.touched)
+
+    @contextmanager
+    def read(self, *, locked: bool = False) -> Iterator[sqlite3.Connection]:
+        """A read transaction: one snapshot of the store. ``locked`` also
+        keeps writes out, for reads that use the in-memory indexes."""
+        if self.memory:
+            with self.lock.exclusive():
+                if self.closed:
+                    raise sqlite3.ProgrammingError("the store is closed")
+                yield from self._read_on(self._writer)
+            return
+        if locked:
+            with self.lock.shared():
+                yield from self._read_on(self._reader())
+        else:
+            yield from self._read_on(self._reader())
+
+    @staticmethod
+    def _read_on(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A long read transaction on a connection of its own (file stores);
+        an in-memory store reads under its lock instead."""
+        if self.memory:
+            with self.read() as conn:
+                yield conn
+            return
+        conn = self._connect()
+        conn.execute("PRAGMA query_only = ON")
+        try:
+            conn.execute("BEGIN")
+            yield conn
+        finally:
+            try:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                conn.close()
+            except sqlite3.Error:
+                pass
+            with self._connections_lock:
+                if conn in self._connections:
+                    self._connections.remove(conn)
+
+    def tenant_num(self, name: str) -> int | None:
+        """The number of a tenant that has written anything, or None."""
+        num = self._tenant_nums.get(name)
+        if num is None and not self.memory:
+            with self.read() as conn:
+                row = conn.execute("SELECT num FROM tenants WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                num = self._tenant_nums[name] = row[0]
+        return num
+
+    # -- housekeeping --------------------------------------------------------------
+
+    def maintain(self) -> None:
+        """Forget idempotency records and changes older than their retention."""
+        now = time.time()
+        with self.write() as tx:
+            tx.conn.execute("DELETE FROM operations WHERE at < ?",
+                            (now - self.operation_retention_seconds,))
+            cutoff = now - self.change_retention_seconds
+            for num, last in tx.conn.execute(
+                    "SELECT tenant, max(pos) FROM changes WHERE at < ? GROUP BY tenant",
+                    (cutoff,)).fetchall():
+                tx.conn.execute("DELETE FROM changes WHERE tenant = ? AND pos <= ?", (num, last))
+                tx.conn.execute("UPDATE tenants SET pruned_through = max(pruned_through, ?) WHERE num = ?",
+                                (last, num))
+                self.pruned[num] = max(self.pruned.get(num, 0), last)
+
+
+class WriteTx:
+    """The state of one write transaction."""
+
+    def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
+        self.store = store
+        self.conn = conn
+        self.tenants: dict[str, TenantState] = {}
+        #: Records changed in this transaction, for the vector indexes:
+        #: rid -> (tenant, status or None when removed, quantized embeddings
+        #: or None when they did not change).
+        self.touched: dict[int, tuple[int, str | None, list[Any] | None]] = {}
+        self.changed_tenants: set[int] = set()
+        #: Set to roll back at the end of the block without an exception.
+        self.abandon = False
+        self.at = time.time()
+
+    # -- tenants ------------------------------------------------------------------
+
+    def tenant(self, name: str, *, create: bool = True) -> TenantState | None:
+        t = self.tenants.get(name)
+        if t is not None:
+            return t
+        row = self.conn.execute(
+            "SELECT num, last_sequence, last_position, pruned_through FROM tenants WHERE name = ?",
+            (name,)).fetchone()
+        if row is None:
+            if not create:
+                return None
+            num = self.conn.execute("INSERT INTO tenants (name) VALUES (?)", (name,)).lastrowid
+            assert num is not None
+            self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS fts_{num} USING fts5"
+                              "(body, tokenize = 'porter unicode61 remove_diacritics 2')")
+            row = (num, 0, 0, 0)
+        t = TenantState(row[0], name, row[1], row[2], row[3])
+        self.tenants[name] = t
+        return t
+
+    def flush(self) -> None:
+        for t in self.tenants.values():
+            if t.dirty:
+                self.conn.execute(
+                    "UPDATE tenants SET last_sequence = ?, last_position = ? WHERE num = ?",
+                    (t.last_sequence, t.last_position, t.num))
+                t.dirty = False
+
+    # -- records ------------------------------------------------------------------
+
+    def find(self, t: TenantState, record_id: str) -> Row | None:
+        row = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND id = ?",
+                                (t.num, record_id)).fetchone()
+        return None if row is None else row_of(row)
+
+    def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
+        row = self.conn.execute(
+            f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND ns = ? AND key = ?",
+            (t.num, r.namespace_key(namespace), key)).fetchone()
+        return None if row is None else row_of(row)
+
+    def select(self, t: TenantState, where: str, params: Iterable[Any]) -> list[Row]:
+        return [row_of(x) for x in self.conn.execute(
+            f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq",
+            (t.num, *params))]
+
+    def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
+        """Store a new record: it gets the next sequence and revision 1."""
+        t.last_sequence += 1
+        t.dirty = True
+        doc["sequence"] = t.last_sequence
+        doc["revision"] = 1
+        rid = self.conn.execute(
+            "INSERT INTO records (tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
+            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, doc) "
+            "VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+            (t.num, doc["id"], t.last_sequence, *_columns(doc), r.pack(doc))).lastrowid
+        assert rid is not None
+        row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
+                  r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
+        self._index(t, rid, None, doc)
+        return row
+
+    def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
+        """Store a new version of a record, with its store-maintained fields set."""
+        self.conn.execute(
+            "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
+            "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
+            "r_caller = ?, doc = ? WHERE rid = ?",
+            (doc["revision"], *_columns(doc), r.pack(doc), row.rid))
+        self._index(t, row.rid, row.doc, doc)
+        return Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
+                   doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
+                   row.pos, doc)
+
+    def touch(self, row: Row, doc: dict[str, Any]) -> None:
+        """Store access fields: no revision, no change event."""
+        self.conn.execute("UPDATE records SET doc = ? WHERE rid = ?", (r.pack(doc), row.rid))
+
+    def remove(self, t: TenantState, row: Row) -> None:
+        """Remove a record and everything derived from it."""
+        self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
+        self.conn.execute(f"DELETE FROM fts_{t.num} WHERE rowid = ?", (row.rid,))
+        self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
+        self.touched[row.rid] = (t.num, None, None)
+
+    def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
+               new: dict[str, Any]) -> None:
+        old_text = r.text_of(old) if old is not None else ""
+        new_text = r.text_of(new)
+        if old_text != new_text:
+            if old is not None:
+                self.conn.execute(f"DELETE FROM fts_{t.num} WHERE rowid = ?", (rid,))
+            if new_text:
+                self.conn.execute(f"INSERT INTO fts_{t.num} (rowid, body) VALUES (?, ?)",
+                                  (rid, new_text))
+        old_emb = old.get("embeddings") if old is not None else None
+        new_emb = new.get("embeddings")
+        quantized: list[Any] | None = None
+        if old is None or old_emb != new_emb:
+            if old_emb:
+                self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
+            quantized = []
+            for model, dims, values in r.embedding_values(new):
+                q = vectors.quantize(values)
+                if q is not None:
+                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                      (rid, t.num, model, dims, *q))
+                    quantized.append((model, dims, q))
+        prev = self.touched.get(rid)
+        if quantized is None and prev is not None and prev[2] is not None:
+            quantized = prev[2]
+        self.touched[rid] = (t.num, r.status(new), quantized)
+
+    # -- the change log -------------------------------------------------------------
+
+    def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
+        """Append a change to the tenant's change order; return its position."""
+        t.last_position += 1
+        t.dirty = True
+        self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?)",
+                          (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
+        if rid is not None:
+            self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (t.last_position, rid))
+        self.changed_tenants.add(t.num)
+        return t.last_position
+
+    def redact_changes(self, t: TenantState, record_id: str, before: int, when: str) -> None:
+        """After a hard deletion: the earlier changes of the record keep
+        their positions but no longer carry its content."""
+        for pos, doc in self.conn.execute(
+                "SELECT pos, doc FROM changes WHERE tenant = ? AND record_id = ? AND pos < ?",
+                (t.num, record_id, before)).fetchall():
+            old = r.unpack(doc)
+            minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
+            self.conn.execute("UPDATE changes SET doc = ? WHERE tenant = ? AND pos = ?",
+                              (r.pack(minimal), t.num, pos))
+
+    # -- idempotency --------------------------------------------------------------------
+
+    def recorded(self, t: TenantState, operation_id: str) -> tuple[str, bytes, bytes] | None:
+        row = self.conn.execute(
+            "SELECT method, digest, response FROM operations WHERE tenant = ? AND operation_id = ?",
+            (t.num, operation_id)).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def record(self, t: TenantState, operation_id: str, method: str, digest: bytes,
+               response: bytes) -> None:
+        self.conn.execute("INSERT INTO operations VALUES (?, ?, ?, ?, ?, ?)",
+                          (t.num, operation_id, method, digest, response, self.at))
+
