@@ -18,7 +18,7 @@ from memorywire import _diagnose, _document
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import decode_error, escape_token
+from memorywire.errors import UnrepresentableError, Violation, decode_error, escape_token
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
