@@ -660,9 +660,11 @@ def _tag(number: int, wire: int) -> bytes:
 
 
 def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
-    """pb_: the canonical Protobuf bytes, fields in field-number order."""
+    """pb_: the canonical Protobuf bytes, fields in field-number order. The
+    common cases (strings, nested messages, lengths under 128) are inlined."""
     src.add(0, f"def pb_{info.name}(d):")
     src.add(1, "o = []")
+    src.add(1, "add = o.append")
     for f in info.ordered:
         key = f.name
         k = f.kind
@@ -680,18 +682,20 @@ def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
             test = "v is not None and (v or copysign(1.0, v) < 0)" if k == m.DOUBLE else "v"
         src.add(1, f"if {test}:")
         if f.is_map:
-            src.add(2, f"o.append(pb_entries({tag}, v))")
+            src.add(2, f"add(pb_entries({tag}, v))")
         elif f.repeated:
             if k == m.FLOAT32:
-                src.add(2, f"o.append(pb_vector({tag}, v))")
+                src.add(2, f"add(pb_vector({tag}, v))")
             elif k in (m.UINT, m.ENUM):
                 conv = f"[{src.const(f.enum.by_json, '_ev')}[x] for x in v]" if f.enum else "v"
-                src.add(2, f"o.append(pb_packed({tag}, {conv}))")
+                src.add(2, f"add(pb_packed({tag}, {conv}))")
             elif k == m.STRING:
-                src.add(2, f"o.extend([pb_string({tag}, x) for x in v])")
+                src.add(2, "for x in v:")
+                _inline_len(src, 3, tag, "x.encode()")
             elif k == m.MESSAGE:
                 assert f.message is not None
-                src.add(2, f"o.extend([pb_bytes({tag}, pb_{f.message.name}(x)) for x in v])")
+                src.add(2, "for x in v:")
+                _inline_len(src, 3, tag, f"pb_{f.message.name}(x)")
             elif k == m.BYTES:
                 src.add(2, f"o.extend([pb_bytes({tag}, b64decode(x)) for x in v])")
             elif k == m.TIMESTAMP:
@@ -699,29 +703,36 @@ def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
             else:
                 raise AssertionError(f"no Protobuf writer for repeated {f.name}")
         elif k == m.STRING:
-            src.add(2, f"o.append(pb_string({tag}, v))")
+            _inline_len(src, 2, tag, "v.encode()")
         elif k == m.BOOL:
-            src.add(2, f"o.append({tag} + (b'\\x01' if v else b'\\x00'))")
+            src.add(2, f"add({tag} + (b'\\x01' if v else b'\\x00'))")
         elif k == m.UINT:
-            src.add(2, f"o.append({tag} + varint(v))")
+            src.add(2, f"add({tag} + (V1[v] if v < 128 else varint(v)))")
         elif k == m.ENUM:
             assert f.enum is not None
-            src.add(2, f"o.append({tag} + varint({src.const(f.enum.by_json, '_ev')}[v]))")
+            src.add(2, f"add({tag} + varint({src.const(f.enum.by_json, '_ev')}[v]))")
         elif k == m.DOUBLE:
-            src.add(2, f"o.append({tag} + pack_double(v))")
+            src.add(2, f"add({tag} + pack_double(v))")
         elif k == m.BYTES:
-            src.add(2, f"o.append(pb_bytes({tag}, b64decode(v)))")
+            src.add(2, f"add(pb_bytes({tag}, b64decode(v)))")
         elif k == m.TIMESTAMP:
-            src.add(2, f"o.append(pb_timestamp({tag}, v))")
+            src.add(2, f"add(pb_timestamp({tag}, v))")
         elif k == m.VALUE:
-            src.add(2, f"o.append(pb_bytes({tag}, pb_value(v)))")
+            _inline_len(src, 2, tag, "pb_value(v)")
         elif k == m.MESSAGE:
             assert f.message is not None
-            src.add(2, f"o.append(pb_bytes({tag}, pb_{f.message.name}(v)))")
+            _inline_len(src, 2, tag, f"pb_{f.message.name}(v)")
         else:
             raise AssertionError(f"no Protobuf writer for {f.name}")
     src.add(1, 'return b"".join(o)')
     src.add(0, "")
+
+
+def _inline_len(src: _Source, ind: int, tag: str, expr: str) -> None:
+    """Append tag, length and bytes of a length-delimited field."""
+    src.add(ind, f"b = {expr}")
+    src.add(ind, "n = len(b)")
+    src.add(ind, f"add({tag} + (V1[n] if n < 128 else varint(n)) + b)")
 
 
 def _gen_un(src: _Source, info: m.MessageInfo) -> None:
@@ -802,7 +813,7 @@ def _build() -> dict[str, Any]:
         "PathError": _codec.PathError, "SPECIAL": _rules.SPECIAL, "Float32Values": Float32Values,
         "pb_string": pb_string, "pb_bytes": pb_bytes, "pb_timestamp": pb_timestamp,
         "pb_vector": pb_vector, "pb_packed": pb_packed, "pb_value": pb_value,
-        "pb_entries": pb_entries, "varint": varint, "pack_double": _pack_double,
+        "pb_entries": pb_entries, "varint": varint, "pack_double": _pack_double, "V1": _VARINT1,
     }
     namespace.update(src.consts)
     code = compile("\n".join(src.lines), "<memorywire._compiled>", "exec")
