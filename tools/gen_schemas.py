@@ -192,14 +192,17 @@ def kind_rules() -> list[object]:
 SPECIAL: dict[str, list[object]] = {
     "MemoryRecord": kind_rules(),
     "MediaPart": [{"anyOf": [{"required": ["uri"]}, {"required": ["data"]}, {"required": ["file_id"]}]}],
-    "ToolResult": [{"not": {"required": ["output", "output_parts"]}}],
+    "ToolResult": [{"not": {"required": ["output", "output_parts"],
+                            "properties": {"output_parts": {"minItems": 1}}}}],
     "ExpirePolicy": [
         {"anyOf": [{"required": [c]} for c in ("older_than_seconds", "not_accessed_seconds",
-                                               "importance_below", "past_expiry")]},
+                                               "importance_below")]
+         + [{"required": ["past_expiry"], "properties": {"past_expiry": {"const": True}}}]},
         {"dependentRequired": {"half_life_seconds": ["importance_below"]}},
     ],
     "DeleteRequest": [
-        {"oneOf": [{"required": ["ids"]}, {"required": ["filter"]}]},
+        # An empty list is the default, which counts as absent.
+        {"oneOf": [{"required": ["ids"], "properties": {"ids": {"minItems": 1}}}, {"required": ["filter"]}]},
         {"if": {"required": ["expected_revision"]},
          "then": {"required": ["ids"], "properties": {"ids": {"minItems": 1, "maxItems": 1}}}},
     ],

@@ -62,6 +62,15 @@ def _bytes_json(v: Any) -> Any:
     return base64.b64encode(v).decode("ascii")
 
 
+class PartialDocument(dict):  # type: ignore[type-arg]
+    """A document read from Protobuf that held fields of a newer minor version,
+    which a dict cannot carry. Encoders refuse it, rather than write it without
+    them; memorywire.convert keeps them from Protobuf to Protobuf."""
+
+    __slots__ = ("unread",)
+    unread: list[str]
+
+
 class Float32Values(list):  # type: ignore[type-arg]
     """The values of a float32 vector read from binary32 bytes, which it keeps
     so that writers need not convert the values back."""

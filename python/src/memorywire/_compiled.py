@@ -237,6 +237,23 @@ def extra_member(key: Any, v: Any, p: str, w: Any, info: m.MessageInfo, depth: i
         check_unknown_value(v, f"{p}/{escape_token(key)}", w, depth + 1)
     else:
         w.fail(f"{p}/{escape_token(str(key))}", "UNKNOWN_FIELD", f"{info.name} has no field {key!r}")
+        # Its content is not read, but the depth limit holds for the whole document.
+        deep = _too_deep(v, f"{p}/{escape_token(str(key))}", depth + 1, w.max_depth)
+        if deep is not None:
+            w.fail(deep, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")
+
+
+def _too_deep(v: Any, p: str, depth: int, limit: int) -> str | None:
+    """The pointer of the first container nested deeper than the limit."""
+    if type(v) is dict or type(v) is list:
+        if depth > limit:
+            return p
+        items = v.items() if type(v) is dict else enumerate(v)
+        for key, x in items:
+            found = _too_deep(x, f"{p}/{escape_token(str(key))}", depth + 1, limit)
+            if found is not None:
+                return found
+    return None
 
 
 def sorted_value(v: Any) -> Any:

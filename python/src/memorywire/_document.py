@@ -44,6 +44,18 @@ def refuse_unknown(walk: Any, target: str) -> None:
         )
 
 
+def refuse_partial(doc: Any, target: str) -> None:
+    """A document that lost content when it was read cannot be written."""
+    unread = getattr(doc, "unread", None)
+    if unread:
+        raise UnrepresentableError(
+            "UNREPRESENTABLE",
+            f"{unread[0]} was read from Protobuf but not kept in the document; "
+            f"writing it as {target} would lose it (convert Protobuf to Protobuf keeps it)",
+            [Violation(p, "UNREPRESENTABLE", "content of a newer minor version") for p in unread],
+        )
+
+
 def info(type_name: str) -> m.MessageInfo:
     return m.message(type_name)
 

@@ -39,7 +39,7 @@ class Walk:
         self.parsed: Any = None
         #: Indexes of violations that rules spanning fields found (phase 4),
         #: though their reason also names a fault of an earlier phase.
-        self.late: set[int] = set()
+        self.late: dict[int, int] = {}
 
     def fail(self, pointer: str, reason: str, message: str) -> None:
         if len(self.errors) < MAX_ERRORS:
@@ -47,8 +47,12 @@ class Walk:
 
     def fail_late(self, pointer: str, reason: str, message: str) -> None:
         """A violation of a rule that spans fields: phase 4, whatever its reason."""
+        self.fail_phase(pointer, reason, message, 4)
+
+    def fail_phase(self, pointer: str, reason: str, message: str, phase: int) -> None:
+        """A violation whose phase its reason alone does not tell."""
         if len(self.errors) < MAX_ERRORS:
-            self.late.add(len(self.errors))
+            self.late[len(self.errors)] = phase
             self.errors.append(Violation(pointer, reason, message))
 
     def ordered(self) -> list[Violation]:
@@ -57,13 +61,13 @@ class Walk:
         if len(self.errors) < 2:
             return self.errors
         indexed = sorted(range(len(self.errors)),
-                         key=lambda i: 4 if i in self.late else phase(self.errors[i]))
+                         key=lambda i: self.late.get(i) or phase(self.errors[i]))
         return [self.errors[i] for i in indexed]
 
 
 _PHASE_ONE = frozenset({"SYNTAX_ERROR", "TRUNCATED", "TRAILING_DATA", "INVALID_WIRE_FORMAT",
                         "INVALID_UTF8", "INVALID_UNICODE", "DUPLICATE_KEY", "DOCUMENT_TOO_LARGE",
-                        "NESTING_TOO_DEEP", "STRING_TOO_LONG"})
+                        "NESTING_TOO_DEEP", "STRING_TOO_LONG", "TOO_MANY_ITEMS"})
 _PHASE_THREE = frozenset({"UNKNOWN_FIELD", "TYPE_MISMATCH", "NULL_VALUE", "UNKNOWN_ENUM_VALUE",
                           "NUMBER_OUT_OF_RANGE", "NON_FINITE_NUMBER", "INVALID_TIMESTAMP",
                           "INVALID_BASE64", "INVALID_VECTOR", "VALUE_KIND_MISSING"})
@@ -75,8 +79,6 @@ def phase(v: Violation) -> int:
         return 2
     if v.reason in _PHASE_ONE:
         return 1
-    if v.reason == "TOO_MANY_ITEMS":
-        return 3 if v.pointer.endswith("/dimensions") else 1
     return 3 if v.reason in _PHASE_THREE else 4
 
 
@@ -122,12 +124,12 @@ def _media(w: Walk, doc: dict[str, Any], ptr: str) -> None:
 
 
 def _tool_result(w: Walk, doc: dict[str, Any], ptr: str) -> None:
-    if doc.get("output") is not None and doc.get("output_parts") is not None:
+    if doc.get("output") is not None and doc.get("output_parts"):
         w.fail_late(f"{ptr}/output_parts", "ONEOF_CONFLICT", "at most one of output and output_parts")
 
 
 def _delete(w: Walk, doc: dict[str, Any], ptr: str) -> None:
-    has_ids, has_filter = doc.get("ids") is not None, doc.get("filter") is not None
+    has_ids, has_filter = bool(doc.get("ids")), doc.get("filter") is not None
     if has_ids == has_filter:
         w.fail_late(f"{ptr}/{'filter' if has_ids else 'ids'}",
                "ONEOF_CONFLICT" if has_ids else "REQUIRED_FIELD_MISSING",
@@ -141,7 +143,7 @@ _CRITERIA = ("older_than_seconds", "not_accessed_seconds", "importance_below", "
 
 
 def _expire_policy(w: Walk, doc: dict[str, Any], ptr: str) -> None:
-    if not any(doc.get(c) is not None for c in _CRITERIA):
+    if not any(doc.get(c) is not None and doc.get(c) is not False for c in _CRITERIA):
         w.fail_late(ptr, "REQUIRED_FIELD_MISSING",
                "an expire policy needs one of " + ", ".join(_CRITERIA))
     if doc.get("half_life_seconds") is not None and doc.get("importance_below") is None:
@@ -199,8 +201,28 @@ def _embedding(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     if isinstance(values, list) and type(dims) is int and dims != len(values):
         w.fail_late(f"{ptr}/dimensions", "DIMENSION_MISMATCH",
                f"dimensions is {dims} but there are {len(values)} values")
-    if type(dims) is int and dims > w.limits.max_dimensions:
-        w.fail(f"{ptr}/dimensions", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions")
+    if type(dims) is int and w.limits.max_dimensions < dims <= 65536:
+        w.fail_phase(f"{ptr}/dimensions", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions", 3)
+
+
+def _vector_query(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+    values = doc.get("values")
+    if not isinstance(values, list) or not values:
+        return
+    if w.limits.max_dimensions < len(values) <= 65536:
+        w.fail_phase(f"{ptr}/values", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions", 3)
+    elif all(x == 0 for x in values):
+        w.fail_late(f"{ptr}/values", "INVALID_VECTOR", "a query vector of norm zero has no direction")
+
+
+def _batch(member: str) -> Any:
+    def check(w: Walk, doc: dict[str, Any], ptr: str) -> None:
+        items = doc.get(member)
+        # Beyond the (rules) cap of 1000 the constraint reports, whatever the limit.
+        if isinstance(items, list) and w.limits.max_batch_records < len(items) <= 1000:
+            w.fail_phase(f"{ptr}/{member}", "TOO_MANY_ITEMS",
+                         f"{len(items)} records; the limit is {w.limits.max_batch_records}", 3)
+    return check
 
 
 SPECIAL: dict[str, Any] = {
@@ -215,4 +237,7 @@ SPECIAL: dict[str, Any] = {
     "UpdateRequest": _patch_is_object,
     "ReviewRequest": _review,
     "CompactRequest": _compact,
+    "VectorQuery": _vector_query,
+    "PutRequest": _batch("items"),
+    "ImportRequest": _batch("records"),
 }

@@ -188,6 +188,7 @@ class Encoder:
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it, canonical unless asked otherwise."""
+        _document.refuse_partial(doc, "json")
         _document.validated(doc, self.type, self.limits)
         if not canonical:
             return orjson.dumps(doc)

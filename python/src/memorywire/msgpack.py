@@ -139,6 +139,7 @@ class Encoder:
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical MessagePack."""
+        _document.refuse_partial(doc, "msgpack")
         walk = _document.validated(doc, self.type, self.limits)
         return self.encode_valid(doc, walk)
 

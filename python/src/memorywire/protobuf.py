@@ -34,8 +34,14 @@ class Decoder:
         self._always_tolerant = self._info.name == "Error"
 
     def decode(self, data: bytes) -> dict[str, Any]:
-        """Parse and validate one document."""
-        return self.decode_walk(data)[0]
+        """Parse and validate one document. A document with fields of a newer
+        minor version comes back as a PartialDocument, which encoders refuse."""
+        doc, walk = self.decode_walk(data)
+        if walk.parsed is not None:
+            partial = _codec.PartialDocument(doc)
+            partial.unread = list(walk.unknown)
+            return partial
+        return doc
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
@@ -113,6 +119,7 @@ class Encoder:
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical Protobuf."""
+        _document.refuse_partial(doc, "protobuf")
         walk = _document.validated(doc, self.type, self.limits)
         return self.encode_valid(doc, walk)
 
