@@ -244,7 +244,7 @@ def self_consistency(case: vk.Case, expected: dict[str, bytes]) -> list[str]:
     """Canonical outputs are stable: the independent writers reproduce each
     from the others (read back through the reference decoders when they
     accept it)."""
-    problems = []
+    problems: list[str] = []
     if case.conversion_errors or case.canonical:
         return problems
     for enc, data in expected.items():
@@ -389,16 +389,24 @@ def build(verbose: bool = False) -> tuple[dict[str, str], list[str], dict[str, l
 
 
 def validate_files(files: dict[str, str]) -> list[str]:
-    from jsonschema import Draft202012Validator
+    """A problem for every file that is not JSON or breaks vectors.schema.json."""
+    from jsonschema import (  # type: ignore[import-untyped,unused-ignore]
+        Draft202012Validator,
+    )
 
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     validator = Draft202012Validator(schema)
     errors = []
     for name, text in sorted(files.items()):
-        for e in validator.iter_errors(json.loads(text)):
-            where = "/".join(str(p) for p in e.absolute_path)
-            errors.append(f"{name}: /{where}: {e.message[:200]}")
+        try:
+            document = json.loads(text)
+        except ValueError as e:
+            errors.append(f"{name}: not valid JSON: {e}")
+            continue
+        for error in validator.iter_errors(document):
+            where = "/".join(str(p) for p in error.absolute_path)
+            errors.append(f"{name}: /{where}: {error.message[:200]}")
     return errors
 
 
@@ -422,16 +430,36 @@ def counts(files: dict[str, str]) -> tuple[Counter[str], dict[str, Counter[str]]
     return total, per_area, vectors
 
 
+def not_utf8() -> list[str]:
+    """A problem for every vector file on disk whose bytes are not UTF-8."""
+    problems = []
+    for path in vector_paths():
+        try:
+            path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as e:
+            problems.append(f"{path.name}: not UTF-8 (byte {e.start})")
+    return problems
+
+
+def vector_paths() -> list[Path]:
+    return [p for p in sorted(VECTORS.glob("*.json")) if p.name != SCHEMA.name]
+
+
 def read_files() -> dict[str, str]:
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(VECTORS.glob("*.json"))
-            if p.name != SCHEMA.name}
+    """The vector files on disk by name. Bytes that are not UTF-8 read as
+    U+FFFD, so such a file never equals what the sources give."""
+    return {p.name: p.read_bytes().decode("utf-8", "replace") for p in vector_paths()}
 
 
 def self_test() -> list[str]:
     """Check the vector files as written against the reference codec."""
-    problems = []
-    for _name, text in sorted(read_files().items()):
-        doc = json.loads(text)
+    problems: list[str] = []
+    for name, text in sorted(read_files().items()):
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            problems.append(f"{name}: not valid JSON: {e}")
+            continue
         area = doc["area"]
         for case in doc["cases"]:
             key = f"{area}.{case['name']}"
@@ -454,9 +482,9 @@ def self_test() -> list[str]:
                             # order of the input, so it is checked only for the case's own inputs.
                             want = (err["reason"], err["pointer"] if src_name.startswith("input:") else None) \
                                 if err else None
-                            got = (e.reason, e.pointer if want and want[1] is not None else None) \
+                            raised = (e.reason, e.pointer if want and want[1] is not None else None) \
                                 if isinstance(e, mw.MemorywireError) else None
-                            if want is None or got != want:
+                            if want is None or raised != want:
                                 found.append(f"{src_name}->{enc_out}: {_describe(e)}")
                             continue
                         if enc_out in exp.get("conversion_errors", {}):
@@ -515,18 +543,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     if args.check:
-        stale = []
         on_disk = read_files()
-        for name, text in files.items():
-            if on_disk.get(name) != text:
-                stale.append(name)
-        for name in sorted(set(on_disk) - set(files)):
-            stale.append(name)
-        for e in validate_files(on_disk):
-            stale.append(e)
-        if stale:
-            for s in stale:
-                print(f"out of date: {s}", file=sys.stderr)
+        stale = [name for name, text in files.items() if on_disk.get(name) != text]
+        stale.extend(sorted(set(on_disk) - set(files)))
+        invalid = not_utf8() + validate_files(on_disk)
+        if stale or invalid:
+            for name in stale:
+                print(f"out of date: {name}", file=sys.stderr)
+            for problem in invalid:
+                print(f"invalid: {problem}", file=sys.stderr)
             print("run conformance/tools/build_vectors.py to refresh the vectors", file=sys.stderr)
             return 1
     else:
