@@ -9,9 +9,19 @@ MIN_SECONDS = (date(1, 1, 1).toordinal() - _EPOCH_ORDINAL) * 86400
 MAX_SECONDS = (date(9999, 12, 31).toordinal() - _EPOCH_ORDINAL) * 86400 + 86399
 
 
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    # Days since 1970-01-01 of a proleptic Gregorian date, in integers only.
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
 def parse(text: str) -> tuple[int, int]:
     """Seconds and nanoseconds of a timestamp the validator has accepted."""
-    days = date(int(text[0:4]), int(text[5:7]), int(text[8:10])).toordinal() - _EPOCH_ORDINAL
+    days = _days_from_civil(int(text[0:4]), int(text[5:7]), int(text[8:10]))
     seconds = days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
     nanos = 0
     if text[19] == ".":
