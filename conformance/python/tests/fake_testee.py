@@ -12,9 +12,11 @@ make it misbehave on the cases whose id matches a glob:
   --wrong GLOB           answer "valid" / a wrong payload
   --unsupported GLOB     answer unsupported
   --extra-frame GLOB     answer, then write a second frame nobody asked for
+  --print GLOB           print a line of text to stdout, then answer
   --encodings LIST       announce only these encodings (comma-separated)
   --crash-at-start       exit before the handshake
   --no-handshake         answer the handshake with a runtime_error
+  --handshake-json JSON  answer the handshake with this frame
   --die-after FILE       once FILE exists, exit at start (the --crash case creates it)
 """
 
@@ -78,11 +80,12 @@ def read() -> dict | None:
 def main() -> int:
     parser = argparse.ArgumentParser()
     for option in ("crash", "hang", "malformed", "runtime-error", "bad-response", "wrong",
-                   "unsupported", "extra-frame"):
+                   "unsupported", "extra-frame", "print"):
         parser.add_argument(f"--{option}", action="append", default=[], metavar="GLOB")
     parser.add_argument("--encodings", default="json,msgpack,protobuf")
     parser.add_argument("--crash-at-start", action="store_true")
     parser.add_argument("--no-handshake", action="store_true")
+    parser.add_argument("--handshake-json", metavar="JSON")
     parser.add_argument("--die-after", metavar="FILE")
     parser.add_argument("--vectors", default=str(DATA))
     args = parser.parse_args()
@@ -101,6 +104,9 @@ def main() -> int:
         if request["type"] == "handshake":
             if args.no_handshake:
                 write({"type": "runtime_error", "message": "no handshake today"})
+                continue
+            if args.handshake_json:
+                write(json.loads(args.handshake_json))
                 continue
             write({"type": "handshake", "name": "fake", "version": "0", "language": "python",
                    "protocol": 1, "specversions": ["1.0"],
@@ -124,6 +130,9 @@ def main() -> int:
         if hit("bad_response", case_id):
             write({"type": "invalid", "reason": "lowercase reason"})
             continue
+        if hit("print", case_id):
+            sys.stdout.write("hello from the testee\n")
+            sys.stdout.flush()
         if hit("unsupported", case_id):
             write({"type": "unsupported", "message": "not today"})
             continue

@@ -223,3 +223,101 @@ def test_missing_command():
         Testee("/nonexistent/testee --flag").start()
     with pytest.raises(TesteeStartError, match="empty"):
         Testee("   ")
+
+
+# The handshake is checked against the protocol schema.
+
+HANDSHAKE = {"type": "handshake", "name": "fake", "version": "0", "language": "python",
+             "protocol": 1, "specversions": ["1.0"], "encodings": ["json"]}
+
+
+def handshake_testee(frame: dict) -> Testee:
+    return Testee(fake_command("--handshake-json", json.dumps(frame)), timeout=5)
+
+
+def without(name: str) -> dict:
+    return {k: v for k, v in HANDSHAKE.items() if k != name}
+
+
+@pytest.mark.parametrize(
+    ("frame", "pointer", "message"),
+    [
+        (without("name"), "/name", "'name' is a required property"),
+        (without("specversions"), "/specversions", "required"),
+        (without("encodings"), "/encodings", "required"),
+        ({**HANDSHAKE, "encodings": "json"}, "/encodings", "is not of type 'array'"),
+        ({**HANDSHAKE, "encodings": ["json", "yaml"]}, "/encodings/1", "is not one of"),
+        ({**HANDSHAKE, "encodings": []}, "/encodings", "non-empty"),
+        ({**HANDSHAKE, "colour": "blue"}, "/colour", "'colour' was unexpected"),
+        ({**HANDSHAKE, "a/b~c": 1}, "/a~1b~0c", "unexpected"),
+        ({**HANDSHAKE, "specversions": ["1"]}, "/specversions/0", "does not match"),
+        ({**HANDSHAKE, "name": 7}, "/name", "is not of type 'string'"),
+    ],
+)
+def test_a_handshake_that_breaks_the_schema_cannot_start(frame, pointer, message):
+    testee = handshake_testee(frame)
+    with pytest.raises(TesteeStartError) as error:
+        testee.start()
+    testee.close()
+    text = str(error.value)
+    assert f"the handshake breaks the protocol: {pointer}: " in text
+    assert message in text
+    assert testee.handshake is None
+
+
+def test_a_handshake_of_another_protocol_names_it():
+    testee = handshake_testee({**HANDSHAKE, "protocol": 2, "future": True})
+    with pytest.raises(TesteeStartError, match="speaks protocol 2, the runner 1"):
+        testee.start()
+    testee.close()
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [({"type": "unsupported", "message": "no"}, "with an unsupported frame: no"),
+     ({"type": "invalid", "stage": "parse", "reason": "X", "pointer": "", "message": "m"},
+      "with an invalid frame: m"),
+     ({"type": "runtime_error", "message": "boom"}, "with a runtime_error frame: boom"),
+     ({"name": "x"}, "with a frame without a type")],
+)
+def test_a_handshake_answered_with_another_frame(frame, words):
+    testee = handshake_testee(frame)
+    with pytest.raises(TesteeStartError) as error:
+        testee.start()
+    testee.close()
+    assert str(error.value) == f"the testee answered the handshake {words}"
+
+
+def test_schema_errors_point_at_the_member(schema):
+    assert schema.response_error({"type": "payload"}) == "/data: 'data' is a required property"
+    assert schema.response_error({"type": "payload", "data": "", "x": 1}).startswith("/x: ")
+
+
+# Text on stdout, where only frames belong.
+
+
+@pytest.mark.parametrize("read", [read_frame, decode_frame])
+def test_text_on_stdout_is_named_as_such(read):
+    data = b"hello world\n"
+    with pytest.raises(FrameError) as error:
+        read(io.BytesIO(data) if read is read_frame else data)
+    text = str(error.value)
+    assert "'hell'" in text and "1819043176" not in text
+    assert "printed to standard output, which carries only frames" in text
+
+
+def test_a_binary_oversized_length_is_shown_in_hex():
+    with pytest.raises(FrameError) as error:
+        read_frame(io.BytesIO(struct.pack("<I", MAX_FRAME_BYTES + 1)))
+    text = str(error.value)
+    assert "exceeds the limit" in text and "standard output" not in text
+
+
+def test_a_testee_that_prints_fails_the_case_with_a_hint():
+    with Testee(fake_command("--print", "*"), timeout=5) as testee:
+        testee.start()
+        with pytest.raises(TesteeFailure) as failure:
+            testee.request(codec_request(ACCEPTED))
+        assert failure.value.kind == "malformed-frame"
+        assert "'hell'" in failure.value.message
+        assert "standard output" in failure.value.message

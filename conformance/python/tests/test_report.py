@@ -129,3 +129,66 @@ def test_junit_xml_is_well_formed():
     assert stale.get("type") == "stale-known-failure"
     assert "\\u001b" in by_name[("Required.Bytes", "Bin.MsgpackInput.MsgpackOutput")] \
         .find("failure").text
+
+
+def summary_of(results, **info_options) -> str:
+    assessment = assess(results, all_case_ids=[r.case.id for r in results])
+    info = RunInfo(suite="codec", runner="r", testee_command="t", handshake=HANDSHAKE,
+                   vectors="/v", level="required", **info_options)
+    out = io.StringIO()
+    human_summary(info, assessment, out)
+    return out.getvalue()
+
+
+def test_sections_are_sorted_by_document_then_by_number():
+    sections = ["core.md#11", "json-format.md#2", "core.md#3.10", "core.md#3.1",
+                "core.md#3.2", "core.md", "core.md#appendix", "core.md#3.1.2"]
+    results = [Result(case(f"Required.Area.Case{i}.JsonInput.Accepted", (section,)), FAILED,
+                      "why") for i, section in enumerate(sections)]
+    text = summary_of(results)
+    headings = [line[3:] for line in text.splitlines() if line.startswith("== ")]
+    assert headings == ["core.md", "core.md#3.1", "core.md#3.1.2", "core.md#3.2",
+                        "core.md#3.10", "core.md#11", "core.md#appendix", "json-format.md#2"]
+
+
+def failures(n: int) -> list[Result]:
+    return [Result(case(f"Required.Area.Case{i}.JsonInput.Accepted", ("core.md#1",)), FAILED,
+                   "why") for i in range(n)]
+
+
+def test_counts_are_pluralised():
+    one = summary_of(failures(1), restarts=1)
+    assert "1 unexpected failure, 0 known failures, 0 recommended failures not enforced, " \
+           "0 stale known failures" in one
+    assert "the testee was restarted once" in one
+    two = summary_of(failures(2), restarts=2)
+    assert "2 unexpected failures" in two and "the testee was restarted 2 times" in two
+    assert "restarted" not in summary_of(failures(1))
+
+
+def test_the_stderr_tail_of_a_failure():
+    lines = [f"line {i}" for i in range(1, 21)]
+    results = [Result(case("Required.Area.Crash.JsonInput.Accepted", ("core.md#1",)), FAILED,
+                      "testee failure (crash): gone", stderr="\n".join(lines))]
+    text = summary_of(results)
+    shown = [line for line in text.splitlines() if line.startswith("  stderr| ")]
+    assert shown[-1] == "  stderr| line 20"
+    assert "  stderr| line 1" not in shown
+    assert len(shown) <= 6 and "--verbose" in shown[0]
+    doc = json_report(RunInfo(suite="codec", runner="r", testee_command="t", handshake=None,
+                              vectors="/v", level="required"),
+                      assess(results, all_case_ids=[r.case.id for r in results]))
+    assert doc["cases"][0]["stderr"] == "\n".join(lines)
+
+
+def test_json_report_of_a_run_in_which_no_case_ran():
+    results = [Result(case("Required.Area.A.JsonInput.Accepted", ("core.md#1",)), SKIPPED,
+                      "the testee does not announce the json encoding")]
+    assessment = assess(results, all_case_ids=[r.case.id for r in results])
+    info = RunInfo(suite="codec", runner="r", testee_command="t", handshake=HANDSHAKE,
+                   vectors="/v", level="required")
+    doc = json_report(info, assessment)
+    assert doc["passed"] is False
+    text = summary_of(results)
+    assert "CONFORMANCE PASSED" not in text and "no case ran" in text
+    assert text.splitlines()[-1] == "0 passed, 0 failed, 1 skipped"

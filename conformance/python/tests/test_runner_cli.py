@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -248,3 +249,135 @@ def test_the_runner_does_not_import_memorywire():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# The handshake is checked against the protocol schema: a broken one is exit 2.
+
+HANDSHAKE = {"type": "handshake", "name": "fake", "version": "0", "language": "python",
+             "protocol": 1, "specversions": ["1.0"], "encodings": ["json"]}
+
+
+@pytest.mark.parametrize(
+    ("frame", "pointer"),
+    [({k: v for k, v in HANDSHAKE.items() if k != "specversions"}, "/specversions"),
+     ({**HANDSHAKE, "encodings": "json"}, "/encodings"),
+     ({**HANDSHAKE, "encodings": ["json", "yaml"]}, "/encodings/1"),
+     ({**HANDSHAKE, "colour": "blue"}, "/colour")],
+)
+def test_a_handshake_that_breaks_the_schema_is_exit_2(run_cli, frame, pointer):
+    run = codec(run_cli, testee=fake_command("--handshake-json", json.dumps(frame)))
+    assert run.status == 2, run.stdout + run.stderr
+    assert run.stdout == ""
+    assert "memorywire-conformance: the testee cannot be used: the handshake breaks the " \
+           f"protocol: {pointer}: " in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+# A run in which no case ran does not pass.
+
+
+@pytest.mark.parametrize(
+    ("testee_options", "options"),
+    [(("--encodings", "protobuf"), ("--case", "*.JsonInput.*")),
+     (("--unsupported", "*"), ())],
+)
+def test_a_run_in_which_every_case_is_skipped_is_exit_2(run_cli, tmp_path, testee_options,
+                                                        options):
+    report = tmp_path / "r.json"
+    run = codec(run_cli, *options, "--report-json", str(report),
+                testee=fake_command(*testee_options))
+    assert run.status == 2, run.stdout + run.stderr
+    passed, failed, skipped = counts(run)
+    assert passed == failed == 0 and skipped > 0
+    assert "CONFORMANCE PASSED" not in run.stdout
+    assert "no case ran" in run.stdout and "memorywire-conformance: no case ran" in run.stderr
+    assert json.loads(report.read_text("utf-8"))["passed"] is False
+
+
+def test_no_case_ran_names_the_encodings(run_cli):
+    run = codec(run_cli, "--case", "*.JsonInput.*", testee=fake_command("--encodings", "protobuf"))
+    assert run.status == 2
+    assert "the testee supports none of the encodings of the selected cases" in run.stderr
+
+
+def test_a_run_with_one_case_that_ran_is_judged_as_usual(run_cli):
+    run = codec(run_cli, "--case", "*.JsonInput.*", "*.ProtobufInput.ProtobufOutput",
+                testee=fake_command("--encodings", "protobuf"))
+    assert run.status == 0, run.stdout + run.stderr
+    assert "CONFORMANCE PASSED" in run.stdout and "no case ran" not in run.stdout
+
+
+# Text on the testee's stdout.
+
+
+def test_a_testee_that_prints_to_stdout_gets_a_hint(run_cli):
+    glob = "Required.Utf8.NonAscii.JsonInput.MsgpackOutput"
+    run = codec(run_cli, testee=fake_command("--print", glob))
+    assert run.status == 1
+    assert counts(run) == (TOTAL - 1, 1, 0)
+    assert "'hell'" in run.stdout and "1819043176" not in run.stdout
+    assert "printed to standard output, which carries only frames" in run.stdout
+
+
+# The stderr of a crashed testee, in every report.
+
+
+def test_the_stderr_of_a_crash_is_in_the_summary_and_the_json_report(run_cli, tmp_path):
+    glob = "Required.Utf8.NonAscii.JsonInput.MsgpackOutput"
+    report = tmp_path / "r.json"
+    run = codec(run_cli, "--report-json", str(report), testee=fake_command("--crash", glob))
+    assert run.status == 1
+    detail = run.stdout.split(f"FAIL {glob}", 1)[1]
+    assert f"  stderr| fake testee: crashing on {glob}" in detail
+    cases = json.loads(report.read_text("utf-8"))["cases"]
+    crashed = next(c for c in cases if c["id"] == glob)
+    assert f"fake testee: crashing on {glob}" in crashed["stderr"]
+    assert all("stderr" not in c for c in cases if c["id"] != glob)
+
+
+# Wording.
+
+
+def test_one_restart_is_once(run_cli):
+    glob = "Required.Utf8.NonAscii.JsonInput.MsgpackOutput"
+    run = codec(run_cli, testee=fake_command("--crash", glob))
+    assert "1 unexpected failure, 0 known failures" in run.stdout
+    assert "the testee was restarted once" in run.stdout
+
+
+def test_check_vectors_counts_one_problem(run_cli, tmp_path):
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    (spec / "core.md").write_text("# nothing\n", "utf-8")
+    vectors = tmp_path / "v1"
+    shutil.copytree(DATA, vectors)
+    for path in vectors.glob("*.json"):
+        if path.name not in ("vectors.schema.json", "Enums.json"):
+            path.unlink()
+    enums = json.loads((vectors / "Enums.json").read_text("utf-8"))
+    enums["cases"] = enums["cases"][:1]
+    enums["cases"][0]["spec"] = ["core.md#99"]
+    enums["cases"][0]["inputs"] = {"json": enums["cases"][0]["inputs"]["json"]}
+    (vectors / "Enums.json").write_text(json.dumps(enums), "utf-8")
+    run = run_cli("check-vectors", "--vectors", str(vectors), "--spec", str(spec))
+    assert run.status == 1
+    assert run.last_line.endswith(": 1 file, 1 vector, 2 cases, 1 problem"), run.stdout
+
+
+# Vectors that cannot be found: exit 2 for both commands.
+
+
+def test_check_vectors_without_vectors_is_exit_2(run_cli, tmp_path):
+    run = run_cli("check-vectors", "--vectors", str(tmp_path))
+    assert run.status == 2
+    assert "memorywire-conformance: the vectors cannot be used:" in run.stderr
+    assert "no vectors.schema.json there" in run.stderr
+
+
+def test_check_vectors_with_broken_vectors_is_exit_1(run_cli, tmp_path):
+    vectors = tmp_path / "v1"
+    shutil.copytree(DATA, vectors)
+    (vectors / "Enums.json").write_text("{not json", "utf-8")
+    run = run_cli("check-vectors", "--vectors", str(vectors))
+    assert run.status == 1
+    assert "Enums.json" in run.stdout and run.last_line == "1 problem"

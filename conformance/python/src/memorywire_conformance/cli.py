@@ -3,13 +3,28 @@
     memorywire-conformance codec --testee "COMMAND ARGS" [--level required|recommended]
         [--strict] [--case GLOB ...] [--known-failures FILE] [--report-json FILE]
         [--junit FILE] [--vectors DIR] [--timeout S] [--verbose]
+    memorywire-conformance service --target HOST:PORT [--tenant-prefix P]
+        [--level required|recommended] [--strict] [--case GLOB ...] [--known-failures FILE]
+        [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
     memorywire-conformance check-vectors [--vectors DIR] [--spec DIR]
 
 Exit status of ``codec``: 0 when no case failed unexpectedly and no
 known-failures entry is stale, 1 otherwise, 2 on a usage error, when the
-vectors cannot be loaded, or when the testee cannot be started or does not
-complete the handshake. The last line ``codec`` prints is
+vectors cannot be found or loaded, when the testee cannot be started or does
+not complete the handshake (a handshake that breaks the protocol schema
+included), and when no case ran because every selected case was skipped. The
+last line ``codec`` prints, when it runs the cases, is
 ``N passed, N failed, N skipped``.
+
+``service`` runs the scenarios of the service level against a running
+``memorywire.v1.MemoryService``, each in a fresh tenant of its own. Its exit
+statuses are those of ``codec``, the service taking the testee's place: 2 when
+it cannot be reached or does not answer GetCapabilities. Its last line is the
+same.
+
+Exit status of ``check-vectors``: 0 without a problem, 1 when the vectors or
+the spec sections they cite have a problem, 2 on a usage error or when the
+vectors cannot be found.
 """
 
 from __future__ import annotations
@@ -25,17 +40,20 @@ from typing import IO, Any, NoReturn
 from memorywire_conformance import __version__
 from memorywire_conformance.cases import LEVELS, Result
 from memorywire_conformance.failures import KnownFailures, KnownFailuresError, assess
-from memorywire_conformance.protocol import ProtocolSchema, Testee, TesteeStartError
+from memorywire_conformance.protocol import Handshake, ProtocolSchema, Testee, TesteeStartError
 from memorywire_conformance.report import (
     RunInfo,
+    count_of,
     human_summary,
     json_report,
     junit_xml,
+    no_case_ran,
     write_json,
 )
 from memorywire_conformance.runner import CodecSuite, select_cases
 from memorywire_conformance.vectors import (
     VECTORS_ENV,
+    CodecCase,
     VectorError,
     VectorSet,
     check_spec_sections,
@@ -123,6 +141,30 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
                        help="show every failure in detail, the skipped cases, and the "
                             "testee's stderr")
 
+    service = subparser("service", "Run the service suite against a running memorywire "
+                                   "service (gRPC).")
+    service.add_argument("--target", required=True, metavar="HOST:PORT",
+                         help="the address of the service, e.g. 127.0.0.1:50051")
+    service.add_argument("--tenant-prefix", default="mwconf-", metavar="P",
+                         help="the prefix of the fresh tenants of the run (default mwconf-); "
+                              "each run adds a random id, so runs do not interfere")
+    service.add_argument("--level", choices=LEVELS, default="required",
+                         help="the level whose failures fail the run: required (default) or "
+                              "recommended (required and recommended)")
+    service.add_argument("--strict", action="store_true",
+                         help="the same as --level recommended")
+    service.add_argument("--case", dest="cases", action="extend", nargs="+", metavar="GLOB",
+                         help="run only the scenarios whose id matches a glob (repeatable)")
+    service.add_argument("--known-failures", metavar="FILE",
+                         help="a file of case ids or globs expected to fail")
+    service.add_argument("--report-json", metavar="FILE", help="write a JSON report")
+    service.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    service.add_argument("--timeout", type=_positive, default=10.0, metavar="S",
+                         help="seconds the service has to answer one call, and the longest "
+                              "life of one stream (default 10)")
+    service.add_argument("--verbose", "-v", action="store_true",
+                         help="show every failure in detail and the skipped scenarios")
+
     check = subparser("check-vectors", "Check the vector files: the meta-schema, unique "
                                        "case ids, and that every cited spec section exists.")
     check.add_argument("--vectors", metavar="DIR", help="the vector directory")
@@ -148,9 +190,13 @@ def run(argv: Sequence[str], stdout: IO[str], stderr: IO[str]) -> int:
         args = parser.parse_args(list(argv))
         if args.command == "codec":
             return _codec(args, stdout, stderr)
+        if args.command == "service":
+            from memorywire_conformance.service.command import run_service
+
+            return run_service(args, stdout, stderr)
         if args.command == "check-vectors":
             return _check_vectors(args, stdout, stderr)
-        parser.error("a command is required: codec or check-vectors")
+        parser.error("a command is required: codec, service or check-vectors")
     except _Exit as e:
         return e.status
 
@@ -217,22 +263,55 @@ def _codec(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int:
                    started=started, duration=time.monotonic() - clock,
                    restarts=testee.restarts, selection=list(args.cases or []),
                    known_failures=args.known_failures or "")
+    nothing_ran = no_case_ran(results)
+    if nothing_ran:
+        info.warnings.append(_why_no_case_ran(cases, testee.handshake))
+        print(f"memorywire-conformance: {info.warnings[-1]}", file=stderr)
     if args.report_json:
         write_json(args.report_json, json_report(info, assessment))
     if args.junit:
         Path(args.junit).write_bytes(junit_xml(info, assessment))
     human_summary(info, assessment, stdout, verbose=args.verbose)
+    if nothing_ran:
+        return 2
     return 0 if assessment.ok else 1
+
+
+def _why_no_case_ran(cases: Sequence[CodecCase], handshake: Handshake | None) -> str:
+    """Why every case of a run was skipped: the encodings the testee does not
+    announce, or its ``unsupported`` answers."""
+    announced = set(handshake.encodings if handshake else ())
+
+    def unannounced(case: CodecCase) -> list[str]:
+        return [e for e in (case.input, case.output) if e and e not in announced]
+
+    missing = [c for c in cases if unannounced(c)]
+    if len(missing) == len(cases):
+        needed = sorted({e for c in missing for e in unannounced(c)})
+        return (f"no case ran: the testee supports none of the encodings of the selected "
+                f"cases (it announces {', '.join(sorted(announced)) or 'none'}; they also "
+                f"use {', '.join(needed)})")
+    if not missing:
+        return "no case ran: the testee answered unsupported to every request"
+    return (f"no case ran: the testee does not announce the encodings of "
+            f"{count_of(len(missing), 'selected case')} and answered unsupported to the "
+            f"requests of the others")
 
 
 def _check_vectors(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int:
     try:
         directory = find_vectors_dir(args.vectors)
+    except VectorError as e:
+        print("memorywire-conformance: the vectors cannot be used:", file=stderr)
+        for problem in e.problems:
+            print(f"  {problem}", file=stderr)
+        return 2
+    try:
         vectors = load_vectors(directory)
     except VectorError as e:
         for problem in e.problems:
             print(problem, file=stdout)
-        print(f"{len(e.problems)} problems", file=stdout)
+        print(count_of(len(e.problems), "problem"), file=stdout)
         return 1
     spec_dir = Path(args.spec) if args.spec else find_spec_dir(directory)
     problems = []
@@ -243,8 +322,9 @@ def _check_vectors(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -
     for problem in problems:
         print(problem, file=stdout)
     cases = vectors.cases()
-    print(f"{directory}: {len(vectors.files)} files, {len(vectors.vectors)} vectors, "
-          f"{len(cases)} cases, {len(problems)} problems", file=stdout)
+    print(f"{directory}: {count_of(len(vectors.files), 'file')}, "
+          f"{count_of(len(vectors.vectors), 'vector')}, {count_of(len(cases), 'case')}, "
+          f"{count_of(len(problems), 'problem')}", file=stdout)
     return 1 if problems else 0
 
 

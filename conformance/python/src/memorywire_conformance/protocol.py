@@ -5,8 +5,9 @@ UTF-8 JSON holding one object. The runner starts the testee command once,
 exchanges a handshake, then sends one request per case and waits for exactly
 one response, at most ``timeout`` seconds. A testee that crashes, writes a
 malformed frame or does not answer in time fails the case at hand and is
-started again (with a new handshake) for the next one. Every response is
-checked against the protocol schema before the runner judges it.
+started again (with a new handshake) for the next one. Every response, the
+handshake included, is checked against the protocol schema before the runner
+uses it; a handshake that breaks it means the testee cannot be used.
 """
 
 from __future__ import annotations
@@ -83,13 +84,24 @@ def _parse_body(body: bytes) -> dict[str, Any]:
     return frame
 
 
+def _too_large(head: bytes, size: int) -> FrameError:
+    """The error for a length prefix above the limit. Four bytes of printable
+    text there mean the testee printed text to its stdout."""
+    if all(32 <= b < 127 or b in b"\t\r\n" for b in head):
+        return FrameError(f"the frame length is text, {head.decode('ascii')!r}: the testee "
+                          "printed to standard output, which carries only frames (write "
+                          "logs to standard error)")
+    return FrameError(f"a frame of {size} bytes (length prefix {head.hex(' ')}) exceeds the "
+                      f"limit of {MAX_FRAME_BYTES}")
+
+
 def decode_frame(data: bytes) -> tuple[dict[str, Any], bytes]:
     """The first frame of ``data`` and the bytes after it."""
     if len(data) < _LENGTH.size:
         raise FrameError(f"{len(data)} bytes are too few for a frame length")
     (size,) = _LENGTH.unpack_from(data)
     if size > MAX_FRAME_BYTES:
-        raise FrameError(f"a frame of {size} bytes exceeds the limit of {MAX_FRAME_BYTES}")
+        raise _too_large(data[:_LENGTH.size], size)
     end = _LENGTH.size + size
     if len(data) < end:
         raise FrameError(f"the frame announces {size} bytes; {len(data) - _LENGTH.size} follow")
@@ -105,7 +117,7 @@ def read_frame(stream: BinaryIO | IO[bytes]) -> dict[str, Any] | None:
         raise FrameError(f"the stream ends inside a frame length ({len(head)} of 4 bytes)")
     (size,) = _LENGTH.unpack(head)
     if size > MAX_FRAME_BYTES:
-        raise FrameError(f"a frame of {size} bytes exceeds the limit of {MAX_FRAME_BYTES}")
+        raise _too_large(head, size)
     body = _read_exactly(stream, size)
     if len(body) < size:
         raise FrameError(f"the stream ends after {len(body)} of the {size} bytes of a frame")
@@ -166,7 +178,11 @@ class ProtocolSchema:
         error = best_match(validator.iter_errors(frame))
         if error is None:
             return None
-        where = "".join(f"/{p}" for p in error.absolute_path) or "the frame"
+        path = list(error.absolute_path)
+        member = _offending_member(error)
+        if member is not None:
+            path.append(member)
+        where = _pointer(path) or "the frame"
         return f"{where}: {error.message}"
 
     def response_error(self, frame: Mapping[str, Any]) -> str | None:
@@ -180,6 +196,27 @@ class ProtocolSchema:
     def is_valid(self, frame: Mapping[str, Any]) -> bool:
         """Whether a frame of either side matches the whole schema."""
         return bool(self._validator.is_valid(frame))
+
+
+def _pointer(path: list[Any]) -> str:
+    """A JSON Pointer (RFC 6901) from path components."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _offending_member(error: Any) -> str | None:
+    """The member a schema error is about, beyond the object it is reported
+    on: the missing member of a ``required`` error, the first unexpected
+    member of an ``additionalProperties`` error."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    if error.validator == "required":
+        return next((name for name in error.validator_value
+                     if name not in instance and error.message.startswith(repr(name))), None)
+    if error.validator == "additionalProperties":
+        known = error.schema.get("properties", {})
+        return next((name for name in instance if name not in known), None)
+    return None
 
 
 # The testee process.
@@ -378,16 +415,25 @@ class Testee:
         except TesteeFailure as e:
             self._discard()
             raise TesteeStartError(f"no handshake: {e}") from None
-        if frame.get("type") != "handshake":
+        kind = frame.get("type")
+        if kind != "handshake":
             self._discard()
             detail = frame.get("message", "")
-            raise TesteeStartError(f"the testee answered the handshake with a {frame.get('type')}"
-                                   f" frame{': ' + detail if detail else ''}")
-        handshake = Handshake.from_frame(frame)
-        if handshake.protocol != PROTOCOL:
+            what = (f"{_article(kind)} {kind} frame" if isinstance(kind, str) and kind
+                    else "a frame without a type" if kind is None
+                    else f"a frame of type {kind!r}")
+            raise TesteeStartError(f"the testee answered the handshake with {what}"
+                                   f"{': ' + str(detail) if detail else ''}")
+        protocol = frame.get("protocol")
+        if protocol != PROTOCOL and isinstance(protocol, int) and not isinstance(protocol, bool):
             self._discard()
-            raise TesteeStartError(f"the testee speaks protocol {handshake.protocol}, "
+            raise TesteeStartError(f"the testee speaks protocol {protocol}, "
                                    f"the runner {PROTOCOL}")
+        error = self.schema.response_error(frame)
+        if error is not None:
+            self._discard()
+            raise TesteeStartError(f"the handshake breaks the protocol: {error}")
+        handshake = Handshake.from_frame(frame)
         if self.handshake is not None and handshake.encodings != self.handshake.encodings:
             self._discard()
             raise TesteeStartError("the restarted testee announced other encodings")
@@ -467,6 +513,11 @@ class Testee:
         process.close_input()
         process.exit_status(wait=min(self.timeout, 5.0))
         process.kill()
+
+
+def _article(word: str) -> str:
+    """"a" or "an" before a word."""
+    return "an" if word[:1].lower() in ("a", "e", "i", "o", "u") else "a"
 
 
 def _describe_status(status: int) -> str:

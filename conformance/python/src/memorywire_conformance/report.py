@@ -1,10 +1,14 @@
 """Reports of a run: the human summary, the JSON report and JUnit XML.
 
 The human summary groups the failed cases by the first spec section each
-cites and shows, for each, the case id, its sections, what went wrong and the
-expected and received values (JSON as text, MessagePack and Protobuf as hex).
-It ends with the lines a known-failures file needs added or removed and, last,
-the line ``N passed, N failed, N skipped``.
+cites (documents in name order, sections in numeric order) and shows, for
+each, the case id, its sections, what went wrong, the expected and received
+values (JSON as text, MessagePack and Protobuf as hex) and the end of the
+testee's stderr when it crashed. It ends with the lines a known-failures file
+needs added or removed, the verdict and, last, the line
+``N passed, N failed, N skipped``. A run in which no case ran (every selected
+case was skipped) says so in a warning, and its verdict is
+``CONFORMANCE NOT TESTED``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -20,12 +24,26 @@ from memorywire_conformance.cases import FAILED, PASSED, SKIPPED, Result, Shown
 from memorywire_conformance.failures import Assessment
 from memorywire_conformance.protocol import Handshake
 
-__all__ = ["RunInfo", "human_summary", "json_report", "junit_xml", "render", "summary_line"]
+__all__ = [
+    "RunInfo",
+    "count_of",
+    "human_summary",
+    "json_report",
+    "junit_xml",
+    "no_case_ran",
+    "render",
+    "section_key",
+    "summary_line",
+]
 
 #: The longest rendering of one value in the human summary.
 MAX_SHOWN_CHARS = 2000
 #: The longest rendering of one value in the JSON and JUnit reports.
 MAX_REPORTED_CHARS = 65536
+#: The heading of the failures of cases that cite no section.
+NO_SECTION = "(no section)"
+#: The lines of a crashed testee's stderr the summary shows (all of them with --verbose).
+STDERR_LINES = 5
 
 
 @dataclass
@@ -43,6 +61,8 @@ class RunInfo:
     restarts: int = 0
     selection: list[str] = field(default_factory=list)
     known_failures: str = ""
+    #: Warnings about the run as a whole, e.g. why no case ran.
+    warnings: list[str] = field(default_factory=list)
 
 
 def summary_line(results: list[Result]) -> str:
@@ -51,6 +71,35 @@ def summary_line(results: list[Result]) -> str:
     for r in results:
         counts[r.status] += 1
     return f"{counts[PASSED]} passed, {counts[FAILED]} failed, {counts[SKIPPED]} skipped"
+
+
+def no_case_ran(results: Sequence[Result]) -> bool:
+    """Whether no case passed or failed: every one was skipped (or there was none)."""
+    return all(r.status == SKIPPED for r in results)
+
+
+def count_of(count: int, noun: str) -> str:
+    """``1 failure``, ``2 failures``: a count and its noun, singular or plural."""
+    return f"{count} {noun if count == 1 else noun + 's'}"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+def section_key(section: str) -> tuple[str, int, tuple[int, ...], str]:
+    """Sorts spec sections by document, then by section number (``core.md#3.2``
+    before ``core.md#3.10`` before ``core.md#11``); a document without a
+    fragment first, fragments that are not numbers after the numbers."""
+    document, _, fragment = section.partition("#")
+    if not fragment:
+        return (document, 0, (), "")
+    if _SECTION_NUMBER.match(fragment):
+        return (document, 1, tuple(int(n) for n in fragment.split(".")), "")
+    return (document, 2, (), fragment)
 
 
 # Values.
@@ -126,10 +175,10 @@ def human_summary(info: RunInfo, assessment: Assessment, out: IO[str], *,
     if detailed:
         groups: dict[str, list[Result]] = {}
         for r in detailed:
-            groups.setdefault(r.case.spec[0] if r.case.spec else "(no section)", []).append(r)
+            groups.setdefault(r.case.spec[0] if r.case.spec else NO_SECTION, []).append(r)
         print("", file=out)
         print("Failures by spec section", file=out)
-        for section in sorted(groups):
+        for section in sorted(groups, key=lambda s: (s == NO_SECTION, section_key(s))):
             print("", file=out)
             print(f"== {section}", file=out)
             for r in groups[section]:
@@ -142,8 +191,8 @@ def human_summary(info: RunInfo, assessment: Assessment, out: IO[str], *,
                 if r.expected is not None or r.got is not None:
                     print(_indent(render(r.expected), "  expected: "), file=out)
                     print(_indent(render(r.got), "  got:      "), file=out)
-                if r.stderr and verbose:
-                    print(_indent(r.stderr, "  stderr| "), file=out)
+                if r.stderr:
+                    print(_indent(_stderr_tail(r.stderr, verbose), "  stderr| "), file=out)
     brief = [r for r in failed if r not in detailed]
     if brief:
         print("", file=out)
@@ -170,13 +219,36 @@ def human_summary(info: RunInfo, assessment: Assessment, out: IO[str], *,
         for entry, why in assessment.stale:
             print(f"  {entry.pattern}    (line {entry.line}: {why})", file=out)
     print("", file=out)
-    print(f"{len(assessment.unexpected)} unexpected failures, {len(assessment.known)} known "
-          f"failures, {len(assessment.not_enforced)} recommended failures not enforced, "
-          f"{len(assessment.stale)} stale known failures; {info.duration:.1f} s"
-          + (f"; the testee was restarted {info.restarts} times" if info.restarts else ""),
+    nothing = no_case_ran(results)
+    for warning in _warnings(info, results):
+        print(f"warning: {warning}", file=out)
+    print(f"{count_of(len(assessment.unexpected), 'unexpected failure')}, "
+          f"{count_of(len(assessment.known), 'known failure')}, "
+          f"{count_of(len(assessment.not_enforced), 'recommended failure')} not enforced, "
+          f"{count_of(len(assessment.stale), 'stale known failure')}; {info.duration:.1f} s"
+          + (f"; the testee was restarted {_times(info.restarts)}" if info.restarts else ""),
           file=out)
-    print("CONFORMANCE " + ("PASSED" if assessment.ok else "FAILED"), file=out)
+    verdict = "NOT TESTED" if nothing else "PASSED" if assessment.ok else "FAILED"
+    print(f"CONFORMANCE {verdict}", file=out)
     print(summary_line(results), file=out)
+
+
+def _warnings(info: RunInfo, results: Sequence[Result]) -> list[str]:
+    """The run's warnings; one that no case ran, if none says so already."""
+    warnings = list(info.warnings)
+    if no_case_ran(results) and not any(w.startswith("no case ran") for w in warnings):
+        warnings.append("no case ran: every selected case was skipped")
+    return warnings
+
+
+def _stderr_tail(stderr: str, verbose: bool) -> str:
+    """The end of a testee's stderr as the summary shows it."""
+    lines = stderr.splitlines()
+    if verbose or len(lines) <= STDERR_LINES:
+        return stderr
+    hidden = len(lines) - STDERR_LINES
+    return "\n".join([f"({count_of(hidden, 'earlier line')}; --verbose shows them)",
+                      *lines[-STDERR_LINES:]])
 
 
 # JSON.
@@ -199,7 +271,8 @@ def json_report(info: RunInfo, assessment: Assessment) -> dict[str, Any]:
                    "handshake": dict(hs.raw) if hs is not None else None,
                    "restarts": info.restarts},
         "selection": info.selection,
-        "passed": assessment.ok,
+        "passed": assessment.ok and not no_case_ran(results),
+        "warnings": _warnings(info, results),
         "summary": {
             "passed": assessment.count(PASSED),
             "failed": assessment.count(FAILED),
@@ -227,6 +300,7 @@ def json_report(info: RunInfo, assessment: Assessment) -> dict[str, Any]:
                 **({"message": r.message} if r.message else {}),
                 **({"expected": _shown_json(r.expected)} if r.status == FAILED else {}),
                 **({"got": _shown_json(r.got)} if r.status == FAILED else {}),
+                **({"stderr": r.stderr} if r.status == FAILED and r.stderr else {}),
                 "duration_seconds": round(r.duration, 6),
             }
             for r in results
@@ -249,7 +323,7 @@ def junit_xml(info: RunInfo, assessment: Assessment) -> bytes:
 
     Unexpected failures are ``failure`` elements; known failures and
     recommended failures not enforced are ``skipped`` elements of type
-    ``known-failure`` and ``not-enforced``, like an expected failure; each
+    ``known`` and ``not-enforced``, like an expected failure; each
     stale known-failures entry is a failed testcase of class ``KnownFailures``.
     """
     results = assessment.results
