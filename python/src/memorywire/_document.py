@@ -62,3 +62,27 @@ def info(type_name: str) -> m.MessageInfo:
 
 def function(job: str, type_name: str) -> Any:
     return _compiled.function(job, type_name)
+
+
+class Codecs:
+    """The Decoder and Encoder of an encoding for each message type, made
+    once and kept, since making one compiles nothing but looks up much."""
+
+    def __init__(self, decoder: Any, encoder: Any) -> None:
+        self._decoder_class, self._encoder_class = decoder, encoder
+        self._decoders: dict[str, Any] = {}
+        self._encoders: dict[str, Any] = {}
+
+    def decoder(self, type_name: str, limits: Limits | None = None) -> Any:
+        if limits is not None:
+            return self._decoder_class(type_name, limits=limits)
+        dec = self._decoders.get(type_name)
+        if dec is None:
+            dec = self._decoders[type_name] = self._decoder_class(type_name)
+        return dec
+
+    def encoder(self, type_name: str) -> Any:
+        enc = self._encoders.get(type_name)
+        if enc is None:
+            enc = self._encoders[type_name] = self._encoder_class(type_name)
+        return enc

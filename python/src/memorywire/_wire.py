@@ -80,6 +80,15 @@ class Reader:
             return self.span(pos, end, ptr)[1]
         raise Fault("INVALID_WIRE_FORMAT", ptr, f"wire type {wire} is not allowed")
 
+    def other(self, number: int, wire: int, pos: int, end: int, ptr: str, message: str) -> int:
+        """A field a helper message (Timestamp, MapEntry, Value ...) does not
+        define: a fault, or in a newer minor version skipped."""
+        if number == 0 or wire in (3, 4, 6, 7):
+            raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {number << 3 | wire} is not valid")
+        if not self.tolerant:
+            raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"{message} has no field number {number}")
+        return self.skip(wire, pos, end, ptr)
+
     # -- messages -----------------------------------------------------------
 
     def message(self, pos: int, end: int, info: m.MessageInfo, ptr: str, depth: int,
@@ -184,12 +193,12 @@ class Reader:
             out.setdefault(f.name, []).append(value)
             return pos + 4
         self.expect(wire, 0, here)
-        raw, pos = self.varint(pos, end, here)
+        number, pos = self.varint(pos, end, here)
         if f.repeated:
             values = out.setdefault(f.name, [])
-            values.append(self.scalar(f, raw, f"{here}/{len(values)}"))
+            values.append(self.scalar(f, number, f"{here}/{len(values)}"))
         else:
-            value = self.scalar(f, raw, here)
+            value = self.scalar(f, number, here)
             if f.presence or value:
                 out[f.name] = value
             else:
@@ -250,12 +259,8 @@ class Reader:
                     seconds = raw - (1 << 64) if raw >= 1 << 63 else raw
                 else:
                     nanos = (raw & 0xFFFFFFFF) - (1 << 32) if raw & 0x80000000 else raw & 0xFFFFFFFF
-            elif number == 0 or wire in (3, 4, 6, 7):
-                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {key} is not valid")
-            elif not self.tolerant:
-                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"Timestamp has no field number {number}")
             else:
-                pos = self.skip(wire, pos, end, ptr)
+                pos = self.other(number, wire, pos, end, ptr, "Timestamp")
         if not _timestamp.in_range(seconds, nanos):
             raise Fault("INVALID_TIMESTAMP", ptr,
                         "timestamp outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999999Z")
@@ -280,12 +285,8 @@ class Reader:
                 start, stop = self.span(pos, end, ptr)
                 value = (start, stop)
                 pos = stop
-            elif number == 0 or wire in (3, 4, 6, 7):
-                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
-            elif not self.tolerant:
-                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"MapEntry has no field number {number}")
             else:
-                pos = self.skip(wire, pos, end, ptr)
+                pos = self.other(number, wire, pos, end, ptr, "MapEntry")
         here = f"{ptr}/{_escape(key)}"
         if key in entries:
             raise Fault("DUPLICATE_KEY", here, f"the key {key!r} appears twice")
@@ -332,12 +333,8 @@ class Reader:
                     result = {}
                     self.value_map(start, stop, result, ptr, depth)
                 pos = stop
-            elif number == 0 or wire in (3, 4, 6, 7):
-                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
-            elif not self.tolerant:
-                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"Value has no field number {number}")
             else:
-                pos = self.skip(wire, pos, end, ptr)
+                pos = self.other(number, wire, pos, end, ptr, "Value")
         if result is _ABSENT:
             raise Fault("VALUE_KIND_MISSING", ptr, "a Value has none of its kinds set")
         return result
@@ -354,12 +351,8 @@ class Reader:
                 start, stop = self.span(pos, end, ptr)
                 out.append(self.value(start, stop, f"{ptr}/{len(out)}", depth + 1))
                 pos = stop
-            elif number == 0 or wire in (3, 4, 6, 7):
-                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
-            elif not self.tolerant:
-                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"ValueList has no field number {number}")
             else:
-                pos = self.skip(wire, pos, end, ptr)
+                pos = self.other(number, wire, pos, end, ptr, "ValueList")
         return out
 
     def value_map(self, pos: int, end: int, out: dict[str, Any], ptr: str, depth: int) -> None:
@@ -373,12 +366,8 @@ class Reader:
                 start, stop = self.span(pos, end, ptr)
                 self.map_entry(start, stop, out, ptr, depth)
                 pos = stop
-            elif number == 0 or wire in (3, 4, 6, 7):
-                raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {tag} is not valid")
-            elif not self.tolerant:
-                raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"ValueMap has no field number {number}")
             else:
-                pos = self.skip(wire, pos, end, ptr)
+                pos = self.other(number, wire, pos, end, ptr, "ValueMap")
 
 
 _ABSENT = object()

@@ -22,10 +22,6 @@ def module(encoding: str) -> Any:
         raise ValueError(f"unknown encoding {encoding!r}; one of {', '.join(ENCODINGS)}") from None
 
 
-_decoders: dict[tuple[str, str], Any] = {}
-_encoders: dict[tuple[str, str], Any] = {}
-
-
 def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
             limits: Limits | None = None) -> bytes:
     """Decode a document from one encoding and write it, canonical, in another.
@@ -34,19 +30,10 @@ def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
     a document of a newer minor version whose unknown members the target
     encoding cannot carry fails with UnrepresentableError.
     """
-    if limits is not None:
-        decoder = module(source).Decoder(type, limits=limits)
-    else:
-        decoder = _decoders.get((source, type))
-        if decoder is None:
-            decoder = _decoders[(source, type)] = module(source).Decoder(type)
-    doc, walk = decoder.decode_walk(data)
+    doc, walk = module(source)._codecs.decoder(type, limits).decode_walk(data)
     if source != target:
         refuse_unknown(walk, target)
-    encoder = _encoders.get((target, type))
-    if encoder is None:
-        encoder = _encoders[(target, type)] = module(target).Encoder(type)
-    return encoder.encode_valid(doc, walk)  # type: ignore[no-any-return]
+    return module(target)._codecs.encoder(type).encode_valid(doc, walk)  # type: ignore[no-any-return]
 
 
 def detect_encoding(data: bytes) -> str:

@@ -138,23 +138,14 @@ class Encoder:
             raise decode_error("INVALID_UNICODE", "", f"a string holds a lone surrogate: {e}") from None
 
 
-_decoders: dict[str, Decoder] = {}
-_encoders: dict[str, Encoder] = {}
+_codecs = _document.Codecs(Decoder, Encoder)
 
 
 def decode(data: bytes, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
     """Parse and validate one Protobuf document of the given message type."""
-    if limits is not None:
-        return Decoder(type, limits=limits).decode(data)
-    dec = _decoders.get(type)
-    if dec is None:
-        dec = _decoders[type] = Decoder(type)
-    return dec.decode(data)
+    return _codecs.decoder(type, limits).decode(data)  # type: ignore[no-any-return]
 
 
 def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:
     """Validate one document and write it as canonical Protobuf."""
-    enc = _encoders.get(type)
-    if enc is None:
-        enc = _encoders[type] = Encoder(type)
-    return enc.encode(doc, canonical=canonical)
+    return _codecs.encoder(type).encode(doc, canonical=canonical)  # type: ignore[no-any-return]
