@@ -1,0 +1,15 @@
+"""The scenarios of the service suite, one module per area; importing this
+package registers them, in the order of the report."""
+
+from memorywire_conformance.service.scenarios import (  # noqa: F401
+    approval,
+    capabilities,
+    history,
+    lifecycle,
+    put,
+    search,
+    tenancy,
+    transfer,
+    update_delete,
+    watch,
+)

@@ -1,0 +1,386 @@
+"""Deliberately broken memory services: a gRPC proxy with one fault each.
+
+    python broken_service.py --fault NAME --upstream HOST:PORT [--listen HOST:PORT]
+
+The proxy offers ``memorywire.v1.MemoryService`` and forwards every call to a
+real service at ``--upstream``, passing requests, responses, metadata and
+statuses through unchanged, except for the one fault chosen with ``--fault``.
+Each fault breaks one rule of the specification, and the service level of the
+conformance suite must catch every one of them: run against the proxy, the
+runner exits 1 with at least one failed scenario. They prove that the
+scenarios detect the mistakes services are likely to make.
+
+The proxy handles raw bytes (generic handlers without deserializers) and
+rewrites a message only when its fault needs to, with the message classes the
+runner builds from its descriptor set. Once listening it prints one line to
+stdout, ``listening on HOST:PORT`` (``--listen`` with port 0 picks a free
+port), and it runs until SIGTERM or SIGINT.
+
+Faults of isolation and idempotency:
+
+ignore-tenant
+    Forwards every call with one fixed tenant, whatever memorywire-tenant the
+    caller sent (or none). Breaks operations.md section 4.1 and
+    grpc-binding.md section 3.1 (nothing crosses tenants; a call without
+    tenant fails with TENANT_REQUIRED).
+replay-twice
+    Gives every mutating request a new operation_id upstream (and puts the
+    caller's back in the response), so that a retry is performed again.
+    Breaks operations.md section 4.2.1 (a replay returns the recorded
+    response and has no second effect).
+skip-revision-check
+    Drops expected_revision from Put items, Update, Delete and Merge.
+    Breaks operations.md section 4.3 (conditional writes).
+non-atomic-batch
+    Turns every atomic Put into a non-atomic one. Breaks operations.md
+    sections 4.2.2 and 6 (an atomic batch with a failed item writes nothing).
+stage-ignored
+    Drops require_approval from Put. Breaks operations.md section 4.6
+    (staged records wait for approval and stay out of History).
+leak-deleted
+    Sets include_deleted on every Get and Export. Breaks operations.md
+    sections 4.7.1 and 7 (tombstones and rejected records are returned only
+    when asked for).
+hard-as-soft
+    Turns every hard Delete into a soft one. Breaks operations.md sections
+    4.7 and 11 (a hard deletion leaves nothing).
+
+Faults of order and paging:
+
+shuffle-history
+    Reverses the records of every History page. Breaks operations.md
+    sections 4.4 and 8 (insertion order).
+unordered-search
+    Reverses the hits of every Search page. Breaks operations.md section 9.4
+    (score descending, then sequence ascending).
+drop-next-cursor
+    Removes next_cursor from History and Search responses. Breaks
+    operations.md section 4.5 (a page whose results continue carries
+    next_cursor).
+reverse-export
+    Reverses the records of every Export message. Breaks operations.md
+    section 17.1 (ascending sequence order).
+
+Faults of Watch:
+
+lose-watch-event
+    Drops every 5th event of each Watch stream. Breaks grpc-binding.md
+    section 7.1 and operations.md section 16.1 (nothing is missed).
+repeat-on-resume
+    Sends the event at the cursor again first when a Watch resumes from a
+    cursor it relayed. Breaks grpc-binding.md section 7.1 (nothing is
+    repeated after a cursor).
+ignore-consumer
+    Drops the consumer from Watch requests, so that a consumer's committed
+    offset is never used. Breaks operations.md section 16 (a Watch with a
+    consumer starts after its committed offset).
+
+Faults of errors:
+
+no-error-details
+    Removes grpc-status-details-bin from every failed call. Breaks
+    grpc-binding.md section 5 (the Error travels in the status details).
+wrong-status
+    Ends calls that fail with ABORTED with INTERNAL instead, the Error left
+    as it is. Breaks grpc-binding.md section 4 (the status code is the
+    Error's code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from typing import Any, NamedTuple
+
+import grpc
+from memorywire_conformance.service.descriptors import SERVICE, message_class
+
+FAULTS = {
+    "ignore-tenant": "forwards every call with one fixed tenant",
+    "replay-twice": "performs retried operation ids again by giving each request a new one",
+    "skip-revision-check": "drops expected_revision",
+    "non-atomic-batch": "turns atomic Puts into non-atomic ones",
+    "stage-ignored": "drops require_approval",
+    "leak-deleted": "sets include_deleted on Get and Export",
+    "hard-as-soft": "turns hard Deletes into soft ones",
+    "shuffle-history": "reverses the records of every History page",
+    "unordered-search": "reverses the hits of every Search page",
+    "drop-next-cursor": "removes next_cursor from History and Search",
+    "reverse-export": "reverses the records of every Export message",
+    "lose-watch-event": "drops every 5th event of each Watch stream",
+    "repeat-on-resume": "repeats the event at the cursor when a Watch resumes",
+    "ignore-consumer": "drops the consumer from Watch requests",
+    "no-error-details": "removes grpc-status-details-bin",
+    "wrong-status": "turns ABORTED into INTERNAL",
+}
+
+UNARY = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
+         "Review", "CommitOffset", "GetCapabilities")
+MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
+                      "CommitOffset", "Import"})
+SHARED_TENANT = "broken-service-shared-tenant"
+DETAILS_KEY = "grpc-status-details-bin"
+FORWARDED = ("memorywire-", "authorization")
+
+
+class _Status(NamedTuple):
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, Any], ...]
+
+
+def _parse(method: str, data: bytes, suffix: str = "Request") -> Any:
+    return message_class(f"{method}{suffix}").FromString(data)
+
+
+class Proxy:
+    """The proxy: forwards every method to the upstream channel, with one fault."""
+
+    def __init__(self, upstream: str, fault: str) -> None:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}")
+        self.fault = fault
+        self.channel = grpc.insecure_channel(upstream, options=[
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024)])
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        #: The Watch responses relayed, by the cursor of their event (repeat-on-resume).
+        self._events: dict[str, bytes] = {}
+
+    # -- metadata and statuses --------------------------------------------------------------
+
+    def _metadata(self, context: grpc.ServicerContext) -> tuple[tuple[str, Any], ...]:
+        md = [(k, v) for k, v in (context.invocation_metadata() or ())
+              if k.startswith(FORWARDED)]
+        if self.fault == "ignore-tenant":
+            md = [(k, v) for k, v in md if k != "memorywire-tenant"]
+            md.append(("memorywire-tenant", SHARED_TENANT))
+        return tuple(md)
+
+    def _abort(self, context: grpc.ServicerContext, e: grpc.RpcError) -> None:
+        call: Any = e
+        code = call.code()
+        trailers = tuple((k, v) for k, v in (call.trailing_metadata() or ()) if k == DETAILS_KEY)
+        if self.fault == "no-error-details":
+            trailers = ()
+        if self.fault == "wrong-status" and code == grpc.StatusCode.ABORTED:
+            code = grpc.StatusCode.INTERNAL
+        context.abort_with_status(_Status(code, call.details() or "", trailers))
+
+    @staticmethod
+    def _headers(context: grpc.ServicerContext, call: Any) -> None:
+        headers = tuple((k, v) for k, v in (call.initial_metadata() or ())
+                        if k.startswith("memorywire-"))
+        if headers:
+            context.send_initial_metadata(headers)
+
+    # -- requests and responses -------------------------------------------------------------
+
+    def _new_id(self) -> int:
+        with self._lock:
+            return next(self._ids)
+
+    def _request(self, method: str, data: bytes, new_id: int | None = None
+                 ) -> tuple[bytes, str | None]:
+        """The request to forward, and the caller's operation_id when the fault
+        replaced it (with ``new_id``, or a number of its own)."""
+        fault = self.fault
+        touched = False
+        msg = None
+
+        def parsed() -> Any:
+            nonlocal msg, touched
+            if msg is None:
+                msg = _parse(method, data)
+            touched = True
+            return msg
+
+        original = None
+        if fault == "replay-twice" and method in MUTATING:
+            m = parsed()
+            original = m.operation_id
+            m.operation_id = f"{original}#{new_id if new_id is not None else self._new_id()}"
+        elif fault == "skip-revision-check":
+            if method == "Put":
+                for item in parsed().items:
+                    item.ClearField("expected_revision")
+            elif method in ("Update", "Delete", "Merge"):
+                parsed().ClearField("expected_revision")
+        elif fault == "non-atomic-batch" and method == "Put":
+            parsed().atomic = False
+        elif fault == "stage-ignored" and method == "Put":
+            parsed().require_approval = False
+        elif fault == "leak-deleted" and method in ("Get", "Export"):
+            parsed().include_deleted = True
+        elif fault == "hard-as-soft" and method == "Delete":
+            m = parsed()
+            if m.mode == 2:
+                m.mode = 1
+        elif fault == "ignore-consumer" and method == "Watch":
+            parsed().consumer = ""
+        if not touched or msg is None:
+            return data, None
+        return msg.SerializeToString(), original
+
+    def _response(self, method: str, data: bytes, original: str | None) -> bytes:
+        fault = self.fault
+        if original is not None:
+            msg = _parse(method, data, "Response")
+            msg.operation_id = original
+            return bytes(msg.SerializeToString())
+        if fault == "shuffle-history" and method == "History":
+            msg = _parse(method, data, "Response")
+            records = list(msg.records)[::-1]
+            del msg.records[:]
+            msg.records.extend(records)
+            return bytes(msg.SerializeToString())
+        if fault == "unordered-search" and method == "Search":
+            msg = _parse(method, data, "Response")
+            hits = list(msg.hits)[::-1]
+            del msg.hits[:]
+            msg.hits.extend(hits)
+            return bytes(msg.SerializeToString())
+        if fault == "drop-next-cursor" and method in ("History", "Search"):
+            msg = _parse(method, data, "Response")
+            msg.ClearField("next_cursor")
+            return bytes(msg.SerializeToString())
+        if fault == "reverse-export" and method == "Export":
+            msg = _parse(method, data, "Response")
+            records = list(msg.records)[::-1]
+            del msg.records[:]
+            msg.records.extend(records)
+            return bytes(msg.SerializeToString())
+        return data
+
+    # -- handlers -------------------------------------------------------------------------------
+
+    def _unary(self, method: str) -> Callable[[bytes, grpc.ServicerContext], bytes]:
+        stub = self.channel.unary_unary(f"/{SERVICE}/{method}")
+
+        def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
+            data, original = self._request(method, request)
+            try:
+                response, call = stub.with_call(data, timeout=context.time_remaining(),
+                                                metadata=self._metadata(context))
+            except grpc.RpcError as e:
+                self._abort(context, e)
+                raise AssertionError("unreachable") from None
+            self._headers(context, call)
+            return self._response(method, response, original)
+
+        return handle
+
+    def _server_stream(self, method: str) -> Callable[[bytes, grpc.ServicerContext],
+                                                      Iterator[bytes]]:
+        stub = self.channel.unary_stream(f"/{SERVICE}/{method}")
+
+        def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+            data, _ = self._request(method, request)
+            call = stub(data, timeout=context.time_remaining(), metadata=self._metadata(context))
+            context.add_callback(call.cancel)
+            resume = None
+            if method == "Watch" and self.fault == "repeat-on-resume":
+                cursor = _parse("Watch", data).cursor
+                with self._lock:
+                    resume = self._events.get(cursor)
+            try:
+                for i, response in enumerate(call, start=1):
+                    self._headers_once(context, call, i)
+                    if method == "Watch":
+                        if self.fault == "lose-watch-event" and i % 5 == 0:
+                            continue
+                        if self.fault == "repeat-on-resume":
+                            event = _parse("Watch", response, "Response").event
+                            with self._lock:
+                                self._events[event.cursor] = response
+                            if resume is not None:
+                                yield resume
+                                resume = None
+                    yield self._response(method, response, None)
+            except grpc.RpcError as e:
+                if context.is_active():
+                    self._abort(context, e)
+
+        return handle
+
+    def _headers_once(self, context: grpc.ServicerContext, call: Any, index: int) -> None:
+        if index == 1:
+            self._headers(context, call)
+
+    def _import(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        stub = self.channel.stream_unary(f"/{SERVICE}/Import")
+        original: list[str | None] = [None]
+
+        stream_id = self._new_id()
+
+        def forwarded() -> Iterator[bytes]:
+            for raw in requests:
+                data, op = self._request("Import", raw, stream_id)
+                if op is not None:
+                    original[0] = op
+                yield data
+
+        try:
+            response, call = stub.with_call(forwarded(), timeout=context.time_remaining(),
+                                            metadata=self._metadata(context))
+        except grpc.RpcError as e:
+            self._abort(context, e)
+            raise AssertionError("unreachable") from None
+        self._headers(context, call)
+        return self._response("Import", response, original[0])
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
+        handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
+        handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
+        handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
+        return grpc.method_handlers_generic_handler(SERVICE, handlers)
+
+
+def serve(fault: str, upstream: str, listen: str) -> tuple[grpc.Server, int]:
+    """Start a proxy; the server and the port it listens on."""
+    proxy = Proxy(upstream, fault)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=64,
+                                                    thread_name_prefix="broken-service"),
+                         options=[("grpc.max_receive_message_length", 16 * 1024 * 1024),
+                                  ("grpc.max_send_message_length", 16 * 1024 * 1024),
+                                  ("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((proxy.handler(),))
+    port = server.add_insecure_port(listen)
+    if not port:
+        raise RuntimeError(f"cannot listen on {listen}")
+    server.start()
+    return server, port
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="broken_service.py",
+        description="A memorywire service proxy with one deliberate fault.",
+        epilog="faults: " + ", ".join(FAULTS))
+    parser.add_argument("--fault", required=True, choices=sorted(FAULTS))
+    parser.add_argument("--upstream", required=True, metavar="HOST:PORT",
+                        help="the real service")
+    parser.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT",
+                        help="where to listen (default 127.0.0.1:0, a free port)")
+    args = parser.parse_args(argv)
+    server, port = serve(args.fault, args.upstream, args.listen)
+    host = args.listen.rsplit(":", 1)[0]
+    print(f"listening on {host}:{port}", flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    while not done.wait(1.0):
+        pass
+    server.stop(1.0).wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The service level of the conformance suite against the reference service
+and the broken services.
+
+Starts the reference service (``memorywire.service.server``) as a subprocess
+on a free loopback port with an in-memory store, and runs the runner's
+service suite against it (``python -m memorywire_conformance service``, a
+separate package that does not import memorywire):
+
+* the reference service passes every required and recommended scenario;
+* every deliberately broken service (conformance/testees/broken_service, a
+  proxy in front of the reference service with one fault) is caught: the run
+  exits 1 with at least one failed scenario that the reference passes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER_SRC = ROOT / "conformance" / "python" / "src"
+BROKEN = ROOT / "conformance" / "testees" / "broken_service" / "broken_service.py"
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+#: The longest the service suite may take against the reference service.
+BUDGET_SECONDS = 30
+START_TIMEOUT = 30
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(RUNNER_SRC), env.get("PYTHONPATH")]))
+    return env
+
+
+def _faults() -> list[str]:
+    sys.path.insert(0, str(RUNNER_SRC))
+    try:
+        spec = importlib.util.spec_from_file_location("broken_service", BROKEN)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(RUNNER_SRC))
+    return list(module.FAULTS)
+
+
+FAULTS = _faults()
+
+
+class Process:
+    """A subprocess whose output lines are read by a thread, so that waiting
+    for one has a timeout and the pipe never fills."""
+
+    def __init__(self, argv: list[str], stream: str) -> None:
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=_env(), cwd=ROOT)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.log: list[str] = []
+        watched = self.proc.stdout if stream == "stdout" else self.proc.stderr
+        other = self.proc.stderr if stream == "stdout" else self.proc.stdout
+        self.readers = [threading.Thread(target=self._read, args=(pipe, keep), daemon=True)
+                        for pipe, keep in ((watched, True), (other, False))]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, pipe: IO[str] | None, keep: bool) -> None:
+        assert pipe is not None
+        for line in pipe:
+            self.log.append(line)
+            if keep:
+                self.lines.put(line)
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    break
+                continue
+            match = pattern.search(line)
+            if match:
+                return match
+        self.stop()
+        raise AssertionError(f"{self.proc.args} did not start:\n{''.join(self.log)[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for reader in self.readers:
+            reader.join(timeout=10)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[str]:
+    """The reference service on a free loopback port; its address."""
+    code = ("import sys; from memorywire.service.server import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store",
+                      ":memory:", "--quiet", "--max-workers", "64"], "stderr")
+    try:
+        match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
+                                START_TIMEOUT)
+        yield match.group(1)
+    finally:
+        server.stop()
+
+
+class Run:
+    """One run of the service suite: the process, its JSON report, its time."""
+
+    def __init__(self, target: str, directory: Path, *options: str) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        report = directory / "report.json"
+        started = time.monotonic()
+        self.done = subprocess.run(
+            [sys.executable, "-m", "memorywire_conformance", "service", "--target", target,
+             "--level", "recommended", "--report-json", str(report), "--junit",
+             str(directory / "junit.xml"), *options],
+            capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=300, check=False)
+        self.elapsed = time.monotonic() - started
+        self.report: dict[str, Any] | None = (
+            json.loads(report.read_text("utf-8")) if report.exists() else None)
+
+    def counts(self) -> tuple[int, int, int]:
+        out = self.done.stdout
+        last = out.rstrip("\n").splitlines()[-1] if out.strip() else ""
+        match = SUMMARY.match(last)
+        assert match, f"no summary line; stdout:\n{out}\nstderr:\n{self.done.stderr}"
+        passed, failed, skipped = (int(x) for x in match.groups())
+        return passed, failed, skipped
+
+    def ids(self, status: str) -> set[str]:
+        assert self.report is not None, self.done.stderr
+        return {c["id"] for c in self.report["cases"] if c["status"] == status}
+
+
+@pytest.fixture(scope="module")
+def reference_run(reference: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return Run(reference, tmp_path_factory.mktemp("reference"))
+
+
+def test_reference_service_passes_every_scenario(reference_run: Run) -> None:
+    passed, failed, skipped = reference_run.counts()
+    assert reference_run.done.returncode == 0 and failed == 0, (
+        f"{failed} scenarios fail:\n{reference_run.done.stdout[-6000:]}")
+    assert passed >= 60
+    assert reference_run.report is not None
+    for case in reference_run.report["cases"]:
+        if case["status"] == "skipped":
+            # Only a scenario about features the reference does not lack.
+            assert "lists every optional operation" in case.get("message", ""), case
+
+
+def test_reference_run_is_fast(reference_run: Run) -> None:
+    assert reference_run.elapsed < BUDGET_SECONDS, (
+        f"the service suite took {reference_run.elapsed:.1f} s")
+
+
+def test_runs_do_not_interfere(reference: str, reference_run: Run, tmp_path: Path) -> None:
+    """A second run against the same long-lived service passes too."""
+    again = Run(reference, tmp_path, "--case", "Required.Service.Tenancy.*",
+                "Required.Service.History.*", "Required.Service.Watch.*")
+    assert again.done.returncode == 0, again.done.stdout[-4000:]
+    assert again.counts()[1] == 0
+
+
+@pytest.fixture(scope="module")
+def broken_runs(reference: str, reference_run: Run,
+                tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """The suite against every broken service, a few at a time."""
+    base = tmp_path_factory.mktemp("broken")
+
+    def one(fault: str) -> tuple[str, Run]:
+        proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", reference,
+                         "--listen", "127.0.0.1:0"], "stdout")
+        try:
+            match = proxy.wait_for(re.compile(r"listening on ([0-9.]+:\d+)"), START_TIMEOUT)
+            return fault, Run(match.group(1), base / fault)
+        finally:
+            proxy.stop()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(pool.map(one, FAULTS))
+
+
+def test_there_are_at_least_eight_faults() -> None:
+    assert len(FAULTS) >= 8
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_broken_service_is_caught(fault: str, broken_runs: dict[str, Run],
+                                  reference_run: Run) -> None:
+    run = broken_runs[fault]
+    passed, failed, skipped = run.counts()
+    assert run.done.returncode == 1, (
+        f"the fault {fault} is not caught:\n{run.done.stdout[-3000:]}\n{run.done.stderr[-2000:]}")
+    assert failed >= 1
+    # Caught by a scenario that the reference service passes.
+    assert run.ids("failed") - reference_run.ids("failed"), f"the fault {fault} is not caught"
