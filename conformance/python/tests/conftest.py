@@ -1,21 +1,9 @@
 from __future__ import annotations
 
 import io
-import shlex
-import sys
-from pathlib import Path
 
 import pytest
-
-TESTS = Path(__file__).resolve().parent
-DATA = TESTS / "data" / "vectors" / "v1"
-FAKE = TESTS / "fake_testee.py"
-REPO = TESTS.parents[2]
-
-
-def fake_command(*options: str) -> str:
-    """The command of the fake testee with options."""
-    return shlex.join([sys.executable, str(FAKE), *options])
+from runner_support import DATA, FAKE, REPO, TESTS, fake_command  # noqa: F401
 
 
 class Run:

@@ -7,7 +7,7 @@ import json
 import struct
 
 import pytest
-from conftest import REPO, fake_command
+from runner_support import REPO, fake_command
 
 from memorywire_conformance.protocol import (
     MAX_FRAME_BYTES,

@@ -12,7 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import DATA, fake_command
+from runner_support import DATA, fake_command
 
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
 TOTAL = 96  # the cases of tests/data/vectors/v1

@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 import pytest
-from conftest import REPO
+from runner_support import REPO
 
 from memorywire_conformance.service import all_scenarios
 from memorywire_conformance.service.client import (

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import DATA, REPO
+from runner_support import DATA, REPO
 
 from memorywire_conformance.vectors import (
     META_SCHEMA,
