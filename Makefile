@@ -49,6 +49,9 @@ demo: $(STAMP) $(NODE_STAMP)
 	@echo
 	@echo "== conformance: the independent JavaScript testee (Node.js), every level =="
 	$(BIN)/memorywire-conformance codec --testee "node $(abspath conformance/testees/javascript/testee.js)" --level recommended
+	@echo
+	@echo "== the reference service (memorywire serve) on an embedded store =="
+	$(BIN)/python tools/demo_service.py
 
 clean:
 	rm -rf $(VENV) node_modules

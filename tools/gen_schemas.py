@@ -19,7 +19,7 @@ import sys
 from google.protobuf import descriptor_pb2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import protoset  # noqa: E402
+import protoset
 
 F = descriptor_pb2.FieldDescriptorProto
 BASE = "https://memorywire.dev/schemas/v1/"
@@ -191,7 +191,9 @@ def kind_rules() -> list[object]:
 # Rules that span fields, stated in the specification beside each message.
 SPECIAL: dict[str, list[object]] = {
     "MemoryRecord": kind_rules(),
-    "MediaPart": [{"anyOf": [{"required": ["uri"]}, {"required": ["data"]}, {"required": ["file_id"]}]}],
+    # An empty string is the default, which counts as absent.
+    "MediaPart": [{"anyOf": [{"required": [k], "properties": {k: {"minLength": 1}}}
+                             for k in ("uri", "data", "file_id")]}],
     "ToolResult": [{"not": {"required": ["output", "output_parts"],
                             "properties": {"output_parts": {"minItems": 1}}}}],
     "ExpirePolicy": [
@@ -218,7 +220,8 @@ SPECIAL: dict[str, list[object]] = {
          "then": {"required": ["patch"]},
          "else": {"not": {"required": ["patch"]}}},
     ],
-    "CompactRequest": [{"properties": {"summary": {"properties": {"kind": {"const": "summary"}}}}}],
+    "CompactRequest": [{"properties": {"summary": {"properties": {"kind": {"const": "summary"}},
+                                                   "not": {"required": ["encrypted"]}}}}],
 }
 
 

@@ -26,8 +26,8 @@ def proto_files(proto_root: pathlib.Path = PROTO_ROOT) -> list[str]:
 
 def compile_set(proto_root: pathlib.Path = PROTO_ROOT) -> descriptor_pb2.FileDescriptorSet:
     """Compile every .proto under proto_root into a FileDescriptorSet."""
-    from grpc_tools import protoc  # type: ignore[import-untyped]
     import grpc_tools
+    from grpc_tools import protoc  # type: ignore[import-untyped]
 
     include = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import protoset  # noqa: E402
+import protoset
 
 F = descriptor_pb2.FieldDescriptorProto
 NOT_ON_THE_WIRE = {"FieldRules", "Value", "ValueList", "ValueMap", "MapEntry"}

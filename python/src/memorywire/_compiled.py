@@ -228,6 +228,14 @@ def check_unknown_value(v: Any, p: str, w: Any, depth: int) -> None:
         check_value(v, p, w, depth)
 
 
+def check_member_names(d: dict[Any, Any], p: str, w: Any) -> None:
+    """Member names are strings, and the string limit holds for them too."""
+    for key in d:
+        if type(key) is str and len(key.encode()) > w.limits.max_string_bytes:
+            w.fail(f"{p}/{escape_token(key)}", "STRING_TOO_LONG",
+                   f"the member name is longer than {w.limits.max_string_bytes} bytes")
+
+
 def extra_member(key: Any, v: Any, p: str, w: Any, info: m.MessageInfo, depth: int) -> None:
     """Report a null member or an unknown member of an object."""
     if key in info.fields:
@@ -393,6 +401,12 @@ def _gen_check(src: _Source, info: m.MessageInfo) -> None:
     src.add(1, "if depth > w.max_depth:")
     src.add(2, 'w.fail(p, "NESTING_TOO_DEEP", f"nesting deeper than {w.max_depth}")')
     src.add(2, "return")
+    longest = max((len(name.encode()) for name in info.fields), default=0)
+    src.add(1, f"if w.limits.max_string_bytes < {longest}:")
+    src.add(2, "check_member_names(d, p, w)")
+    src.add(1, "if len(d) > w.max_items:")
+    src.add(2, 'w.fail(p, "TOO_MANY_ITEMS", f"{len(d)} members; the limit is {w.max_items}")')
+    src.add(2, "return")
     src.add(1, "w.members += len(d)")
     nullable = src.const(frozenset(f.name for f in info.ordered if f.kind == m.VALUE and not f.is_map), "_nullable")
     for oneof in info.oneofs:
@@ -496,7 +510,7 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
     elif k == m.ENUM:
         assert f.enum is not None
         names = src.const(frozenset(f.enum.by_json), "_enum")
-        src.add(ind, f"if {var} not in {names}:")
+        src.add(ind, f"if type({var}) is not str or {var} not in {names}:")
         src.add(ind + 1, f"check_unknown_enum({var}, {ptr}, w, {f.enum.name!r})")
     elif k == m.UINT:
         src.add(ind, f"if type({var}) is not int:")
@@ -558,7 +572,10 @@ def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> Non
         src.add(ind + 1, f"if len(v) > {f.max_items}:")
         src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{len(v)}} elements; at most {f.max_items} allowed")')
     if f.kind == m.FLOAT32:
-        src.add(ind + 1, f"check_vector(v, {ptr}, w)")
+        src.add(ind + 1, "if depth + 1 > w.max_depth:")
+        src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
+        src.add(ind + 1, "else:")
+        src.add(ind + 2, f"check_vector(v, {ptr}, w)")
         return
     src.add(ind + 1, "if depth + 1 > w.max_depth:")
     src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
@@ -820,6 +837,7 @@ def _build() -> dict[str, Any]:
     namespace: dict[str, Any] = {
         "_jtype": _jtype, "timestamp_ok": timestamp_ok, "check_vector": check_vector,
         "check_unknown_enum": check_unknown_enum, "check_format": check_format,
+        "check_member_names": check_member_names,
         "check_string_bytes": check_string_bytes, "check_value": check_value,
         "extra_member": extra_member, "escape_token": escape_token, "_BASE64": _BASE64,
         "ts_mp": ts_mp, "vec_mp": vec_mp, "MISSING": _MISSING,

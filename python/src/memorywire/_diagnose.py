@@ -12,6 +12,7 @@ import struct
 from typing import Any
 
 from memorywire.errors import escape_token
+from memorywire.limits import Limits
 
 
 class Fault(Exception):
@@ -99,9 +100,11 @@ def json_depth(data: bytes, max_depth: int) -> str | None:
 
 
 class _Reader:
-    def __init__(self, data: bytes, max_depth: int) -> None:
+    def __init__(self, data: bytes, max_depth: int, max_string_bytes: int, max_items: int) -> None:
         self.data = data
         self.max_depth = max_depth
+        self.max_string_bytes = max_string_bytes
+        self.max_items = max_items
 
     def need(self, pos: int, size: int, ptr: str) -> None:
         if pos + size > len(self.data):
@@ -113,10 +116,19 @@ class _Reader:
 
     def text(self, pos: int, size: int, ptr: str) -> str:
         self.need(pos, size, ptr)
+        if size > self.max_string_bytes:
+            raise Fault("STRING_TOO_LONG", ptr, f"a string of {size} bytes; the limit is {self.max_string_bytes}")
         try:
             return bytes(self.data[pos:pos + size]).decode("utf-8")
         except UnicodeDecodeError:
             raise Fault("INVALID_UTF8", ptr, "a string is not valid UTF-8") from None
+
+    def raw_text(self, pos: int) -> str:
+        """The str at pos, whatever its length."""
+        b = self.data[pos]
+        width = 0 if b <= 0xBF else {0xD9: 1, 0xDA: 2, 0xDB: 4}[b]
+        size = b & 0x1F if b <= 0xBF else int.from_bytes(self.data[pos + 1:pos + 1 + width], "big")
+        return bytes(self.data[pos + 1 + width:pos + 1 + width + size]).decode("utf-8", "replace")
 
     def obj(self, pos: int, ptr: str, depth: int, as_key: bool = False) -> tuple[Any, int]:
         """Read one object at pos; return a key (for str) or None, and the end."""
@@ -135,6 +147,8 @@ class _Reader:
             pos += 0 if b <= 0x9F else (2 if b == 0xDC else 4)
             if count > len(data) - pos:
                 raise Fault("TRUNCATED", ptr, f"an array of {count} elements cannot fit in the bytes left")
+            if count > self.max_items:
+                raise Fault("TOO_MANY_ITEMS", ptr, f"{count} elements; the limit is {self.max_items}")
             if depth + 1 > self.max_depth:
                 raise Fault("NESTING_TOO_DEEP", ptr, f"nesting deeper than {self.max_depth}")
             for i in range(count):
@@ -145,6 +159,8 @@ class _Reader:
             pos += 0 if b <= 0x8F else (2 if b == 0xDE else 4)
             if 2 * count > len(data) - pos:
                 raise Fault("TRUNCATED", ptr, f"a map of {count} entries cannot fit in the bytes left")
+            if count > self.max_items:
+                raise Fault("TOO_MANY_ITEMS", ptr, f"{count} entries; the limit is {self.max_items}")
             if depth + 1 > self.max_depth:
                 raise Fault("NESTING_TOO_DEEP", ptr, f"nesting deeper than {self.max_depth}")
             seen: set[str] = set()
@@ -153,7 +169,12 @@ class _Reader:
                 kb = data[pos]
                 if not (0xA0 <= kb <= 0xBF or kb in (0xD9, 0xDA, 0xDB)):
                     raise Fault("TYPE_MISMATCH", ptr, "a map key is not a string")
-                key, pos = self.obj(pos, ptr, depth + 1, as_key=True)
+                try:
+                    key, pos = self.obj(pos, ptr, depth + 1, as_key=True)
+                except Fault as f:
+                    if f.reason == "STRING_TOO_LONG":  # named by the member it names
+                        f.pointer = f"{ptr}/{escape_token(self.raw_text(pos))}"
+                    raise
                 here = f"{ptr}/{escape_token(key)}"
                 if key in seen:
                     raise Fault("DUPLICATE_KEY", here, f"the key {key!r} appears twice")
@@ -201,9 +222,9 @@ class _Reader:
             raise Fault("INVALID_TIMESTAMP", ptr, "timestamp nanoseconds are 10^9 or more")
 
 
-def msgpack_fault(data: bytes, max_depth: int) -> Fault | None:
+def msgpack_fault(data: bytes, limits: Limits) -> Fault | None:
     """The first fault of a MessagePack document, with its pointer."""
-    reader = _Reader(data, max_depth)
+    reader = _Reader(data, limits.max_depth, limits.max_string_bytes, limits.max_items)
     try:
         if data and not (0x80 <= data[0] <= 0x8F or data[0] in (0xDE, 0xDF)):
             _, end = reader.obj(0, "", 1)

@@ -7,7 +7,14 @@ from typing import Any
 from memorywire import _compiled
 from memorywire import _model as m
 from memorywire import validation as _validate
-from memorywire.errors import UnrepresentableError, ValidationError, Violation, decode_error
+from memorywire.errors import (
+    LIMIT_REASONS,
+    LimitError,
+    UnrepresentableError,
+    ValidationError,
+    Violation,
+    decode_error,
+)
 from memorywire.limits import Limits
 
 DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
@@ -22,12 +29,20 @@ def check_size(data: bytes, limits: Limits) -> None:
 def raise_errors(walk: Any) -> None:
     if walk.errors:
         first = walk.errors[0]
-        raise ValidationError(first.reason, first.message, walk.errors)
+        cls = LimitError if first.reason in LIMIT_REASONS else ValidationError
+        raise cls(first.reason, first.message, walk.errors)
 
 
-def validated(doc: Any, type_name: str, limits: Limits) -> Any:
-    """Run the validator; raise on the first violation, return the walk."""
+def validated(doc: Any, type_name: str, limits: Limits, *, written: bool = False) -> Any:
+    """Run the validator; raise on the first violation, return the walk. A
+    document to be written may come from Python code rather than a decoder,
+    so its strings are also checked for lone surrogates."""
     walk = _validate.run(doc, type_name, limits)
+    if written:
+        pointer = _validate.surrogate(doc)
+        if pointer is not None:
+            walk.fail(pointer, "INVALID_UNICODE", "a string holds a lone surrogate, which UTF-8 cannot carry")
+            walk.errors = walk.ordered()
     raise_errors(walk)
     return walk
 

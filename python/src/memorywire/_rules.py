@@ -3,6 +3,7 @@ several fields of one message, which the generated checking functions call."""
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from memorywire import _model as m
@@ -211,8 +212,16 @@ def _vector_query(w: Walk, doc: dict[str, Any], ptr: str) -> None:
         return
     if w.limits.max_dimensions < len(values) <= 65536:
         w.fail_phase(f"{ptr}/values", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions", 3)
-    elif all(x == 0 for x in values):
+    elif _zero_norm(values):
         w.fail_late(f"{ptr}/values", "INVALID_VECTOR", "a query vector of norm zero has no direction")
+
+
+def _zero_norm(values: list[Any]) -> bool:
+    # Judged on the binary32 values, which is what the vector holds once read.
+    try:
+        return not any(array("f", values))
+    except (TypeError, OverflowError):
+        return False  # not numbers: the walk reports them
 
 
 def _batch(member: str) -> Any:

@@ -8,7 +8,8 @@ from importlib import resources
 from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
-from referencing import Registry, Resource
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
 
 BASE = "https://memorywire.dev/schemas/v1/"
 PACKAGE = "memorywire.v1."
@@ -25,7 +26,11 @@ def registry() -> Registry[Any]:
     for entry in _schema_dir().iterdir():
         if entry.name.endswith(".schema.json"):
             contents = json.loads(entry.read_text(encoding="utf-8"))
-            pairs.append((contents["$id"], Resource.from_contents(contents)))
+            # Without their own "$schema", referenced schemas are checked by the
+            # validator of the referring one, with its ECMA-262 patterns,
+            # formats and integers, instead of a stock 2020-12 validator.
+            contents.pop("$schema", None)
+            pairs.append((contents["$id"], DRAFT202012.create_resource(contents)))
     return Registry().with_resources(pairs)
 
 
@@ -46,7 +51,8 @@ def schema_file(type_name: str) -> str:
 
 
 def schema(type_name: str) -> dict[str, Any]:
-    contents: dict[str, Any] = registry().contents(BASE + schema_file(type_name))
+    contents: dict[str, Any] = dict(registry().contents(BASE + schema_file(type_name)))
+    contents["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return contents
 
 
@@ -72,7 +78,15 @@ def _check(instance: Any, *, name: str, check: Any) -> bool:
     return not isinstance(instance, str) or bool(check(instance, name))
 
 
-_Reference = validators.extend(Draft202012Validator, {"pattern": _pattern})
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # The JSON mapping keeps integers apart from floats: 7.0 is a float, which
+    # an integer field refuses (spec/v1/json-format.md, section 3.2).
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Reference = validators.extend(
+    Draft202012Validator, {"pattern": _pattern},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 @functools.cache

@@ -215,6 +215,11 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                     "standard input and output, with this package as the codec under test.",
         epilog="example:\n  memorywire-conformance codec --testee \"memorywire testee\"")
 
+    # Listed here for --help; run() hands its arguments to the service.
+    sub.add_parser("serve", add_help=False,
+                   help="run the reference MemoryService over gRPC on an embedded SQLite store "
+                        "(memorywire serve --help)")
+
     for p in (parser, common, validate, conv, inspect, testee):
         p.out, p.err = out, err
     testee.set_defaults(handler=_testee, parser=testee, type=DEFAULT_TYPE,
@@ -269,9 +274,15 @@ def run(argv: Sequence[str] | None = None, *, stdin: BinaryIO | None = None,
         stdout=stdout if stdout is not None else sys.stdout.buffer,
         stderr=stderr if stderr is not None else sys.stderr,
     )
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["serve"]:
+        # The service parses its own options (memorywire serve --help).
+        from memorywire.service.server import main as serve_main
+
+        return serve_main(arguments[1:])
     parser = _parser(ctx.stdout, ctx.stderr)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
         full = resolve_type(args.type)
         if full is None:
             args.parser.error(f"unknown message type {args.type!r}; give a name such as "

@@ -64,6 +64,8 @@ def _parse(data: bytes, max_depth: int) -> Any:
     except orjson.JSONDecodeError as e:
         text = str(e)
         reason = next((r for needle, r in _ORJSON_REASONS if needle in text), "SYNTAX_ERROR")
+        if not data.strip(b" \t\r\n"):
+            reason = "TRUNCATED"  # no document at all: the input ends before it begins
         if reason == "NON_FINITE_NUMBER":
             return None  # parsed again exactly, to name the member
         pointer: str | None = ""
@@ -74,7 +76,7 @@ def _parse(data: bytes, max_depth: int) -> Any:
         raise decode_error(reason, pointer or "", f"not a JSON document: {text}") from None
 
 
-def _exact_parse(data: bytes) -> Any:
+def _exact_parse(data: bytes, max_depth: int) -> Any:
     """Parse with the standard library, which keeps long integers exact and
     lets us see repeated member names."""
 
@@ -95,6 +97,9 @@ def _exact_parse(data: bytes) -> Any:
     try:
         return _stdjson.loads(data, object_pairs_hook=pairs, parse_int=integer,
                               parse_constant=constant)
+    except RecursionError:
+        raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, max_depth) or "",
+                           "the document nests too deeply") from None
     except _Duplicate:
         pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "") or ""
         raise decode_error("DUPLICATE_KEY", pointer,
@@ -172,9 +177,13 @@ class Decoder:
             if _separators(data) == walk.members and not walk.large_float:
                 _document.raise_errors(walk)
                 return doc, walk
-        doc = _exact_parse(data)
+        doc = _exact_parse(data, self.limits.max_depth)
         if _NEGATIVE_ZERO_TOKEN.search(data) is not None:
-            doc = _negative_zero(doc, _document.info(self.type))
+            try:
+                doc = _negative_zero(doc, _document.info(self.type))
+            except RecursionError:
+                raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, self.limits.max_depth) or "",
+                                   "the document nests too deeply") from None
         return doc, _document.validated(doc, self.type, self.limits)
 
 
@@ -189,7 +198,7 @@ class Encoder:
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it, canonical unless asked otherwise."""
         _document.refuse_partial(doc, "json")
-        _document.validated(doc, self.type, self.limits)
+        _document.validated(doc, self.type, self.limits, written=True)
         if not canonical:
             return orjson.dumps(doc)
         return self.encode_valid(doc)

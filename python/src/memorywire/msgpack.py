@@ -75,7 +75,7 @@ class Decoder:
         """The codec error for an exception the msgpack unpacker raised; with
         the document's bytes, read again to find where the fault is."""
         if data is not None:
-            fault = _diagnose.msgpack_fault(data, self.limits.max_depth)
+            fault = _diagnose.msgpack_fault(data, self.limits)
             if fault is not None:
                 return decode_error(fault.reason, fault.pointer, fault.message)
         if isinstance(e, _msgpack.ExtraData):
@@ -140,7 +140,7 @@ class Encoder:
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical MessagePack."""
         _document.refuse_partial(doc, "msgpack")
-        walk = _document.validated(doc, self.type, self.limits)
+        walk = _document.validated(doc, self.type, self.limits, written=True)
         return self.encode_valid(doc, walk)
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:

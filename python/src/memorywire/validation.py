@@ -26,6 +26,7 @@ from memorywire.limits import DEFAULT_LIMITS, Limits
 SUPPORTED_MINOR = 0
 
 _SPECVERSION = re.compile(r"([1-9][0-9]*)\.(0|[1-9][0-9]*)")
+_ENUM_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 # -- public API --------------------------------------------------------------
@@ -78,23 +79,56 @@ def _check_of(type_name: str) -> tuple[Any, bool, bool]:
     return entry
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate(node: Any, ptr: str = "") -> str | None:
+    """The pointer of the first string (or member name) holding a lone
+    surrogate. Decoded documents never hold one; Python code can build one."""
+    t = type(node)
+    if t is str:
+        return ptr if _SURROGATE.search(node) else None
+    if t is dict:
+        for key, value in node.items():
+            if type(key) is str and _SURROGATE.search(key):
+                return ptr
+            found = surrogate(value, f"{ptr}/{escape_token(str(key))}")
+            if found is not None:
+                return found
+    elif t is list:
+        for i, value in enumerate(node):
+            found = surrogate(value, f"{ptr}/{i}")
+            if found is not None:
+                return found
+    return None
+
+
+def _public(doc: Any, type_name: str, limits: Limits) -> _Walk:
+    walk = run(doc, type_name, limits)
+    pointer = surrogate(doc)
+    if pointer is not None:
+        walk.fail(pointer, "INVALID_UNICODE", "a string holds a lone surrogate, which UTF-8 cannot carry")
+        walk.errors = walk.ordered()
+    return walk
+
+
 def check(doc: Any, type_name: str = "memorywire.v1.MemoryRecord", *,
           limits: Limits = DEFAULT_LIMITS) -> tuple[list[Violation], list[str]]:
     """The violations and the unknown members of a document."""
-    walk = run(doc, type_name, limits)
+    walk = _public(doc, type_name, limits)
     return walk.errors, walk.unknown
 
 
 def iter_errors(doc: Any, *, type: str = "memorywire.v1.MemoryRecord",
                 limits: Limits = DEFAULT_LIMITS) -> Iterator[Violation]:
-    """Every violation of a document, in document order."""
-    yield from run(doc, type, limits).errors
+    """Every violation of a document, those of the earliest phase first."""
+    yield from _public(doc, type, limits).errors
 
 
 def validate(doc: Any, *, type: str = "memorywire.v1.MemoryRecord",
              limits: Limits = DEFAULT_LIMITS) -> None:
     """Raise ValidationError if the document breaks a rule of the specification."""
-    errors = run(doc, type, limits).errors
+    errors = _public(doc, type, limits).errors
     if errors:
         raise ValidationError(errors[0].reason, errors[0].message, errors)
 
@@ -134,7 +168,15 @@ def reference_errors(doc: Any, type_name: str = "memorywire.v1.MemoryRecord") ->
     """The violations the reference validator reports: jsonschema on the
     schema files, then the rules beyond the schema."""
     out = []
+    # The schemas describe version 1.0. In a document of a newer minor version,
+    # and in an Error, which carries none, unknown members and enum names are
+    # content this reader tolerates (spec/v1/versioning.md, section 3).
+    tolerant = _version(doc)[1] or m.message(type_name).name == "Error"
     for e in _schemas.validator(type_name).iter_errors(doc):
+        if tolerant and (e.validator == "additionalProperties" or (
+                e.validator == "enum" and isinstance(e.instance, str)
+                and e.instance != "unspecified" and _ENUM_NAME.fullmatch(e.instance))):
+            continue
         pointer = "".join("/" + escape_token(str(p)) for p in e.absolute_path)
         if e.validator == "required":
             missing = str(e.message).split("'")[1] if "'" in str(e.message) else ""

@@ -172,7 +172,7 @@ def json_equal(a: Any, b: Any) -> bool:
     if ta is not tb:
         return False
     if ta is list:
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     if ta is dict:
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return bool(a == b)
@@ -256,7 +256,7 @@ def _compile_comparison(cmp: Mapping[str, Any], where: str) -> Predicate:
     pointer = cmp["field"]
     op = cmp["operator"]
     has_value = "value" in cmp
-    value = cmp.get("value")
+    value: Any = cmp.get("value")
     vwhere = f"{where}/value"
     if not pointer:
         raise error("REQUIRED_FIELD_MISSING", "a comparison names a field", f"{where}/field")

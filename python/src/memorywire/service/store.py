@@ -63,7 +63,9 @@ CREATE TABLE IF NOT EXISTS embeddings (
     qv BLOB NOT NULL,
     scale REAL NOT NULL,
     qsum INTEGER NOT NULL,
-    l1 REAL NOT NULL
+    err REAL NOT NULL,
+    raw BLOB NOT NULL,
+    norm REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
 CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
@@ -412,9 +414,9 @@ class WriteTx:
         self.conn = conn
         self.tenants: dict[str, TenantState] = {}
         #: Records changed in this transaction, for the vector indexes:
-        #: rid -> (tenant, status or None when removed, quantized embeddings
-        #: or None when they did not change).
-        self.touched: dict[int, tuple[int, str | None, list[Any] | None]] = {}
+        #: rid -> (tenant, status or None when removed, sequence, embeddings
+        #: (quantized and raw) or None when they did not change).
+        self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
         self.changed_tenants: set[int] = set()
         #: Set to roll back at the end of the block without an exception.
         self.abandon = False
@@ -505,7 +507,7 @@ class WriteTx:
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
         self.conn.execute(f"DELETE FROM fts_{t.num} WHERE rowid = ?", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
-        self.touched[row.rid] = (t.num, None, None)
+        self.touched[row.rid] = (t.num, None, row.seq, None)
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any]) -> None:
@@ -527,13 +529,14 @@ class WriteTx:
             for model, dims, values in r.embedding_values(new):
                 q = vectors.quantize(values)
                 if q is not None:
-                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                                      (rid, t.num, model, dims, *q))
-                    quantized.append((model, dims, q))
+                    raw, norm = vectors.raw_of(values)
+                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                      (rid, t.num, model, dims, *q, raw, norm))
+                    quantized.append((model, dims, q, raw, norm))
         prev = self.touched.get(rid)
-        if quantized is None and prev is not None and prev[2] is not None:
-            quantized = prev[2]
-        self.touched[rid] = (t.num, r.status(new), quantized)
+        if quantized is None and prev is not None and prev[3] is not None:
+            quantized = prev[3]
+        self.touched[rid] = (t.num, r.status(new), int(new["sequence"]), quantized)
 
     # -- the change log -------------------------------------------------------------
 

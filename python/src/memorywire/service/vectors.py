@@ -22,12 +22,13 @@ from __future__ import annotations
 import heapq
 import math
 import operator
+import sqlite3
 import sys
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 __all__ = ["Indexes", "VectorRanking", "cosine", "quantize", "STATUS_CODES"]
 
@@ -48,8 +49,9 @@ Quantized = tuple[bytes, float, int, float]
 
 
 def quantize(values: list[float]) -> Quantized | None:
-    """(components, scale, sum of the signed components, L1 norm of the
-    reconstruction) of a vector, or None for a vector of zero norm."""
+    """(components, scale, sum of the signed components, Euclidean norm of
+    the quantization error of the unit vector) of a vector, or None for a
+    vector of zero norm."""
     norm = math.sqrt(sum(map(operator.mul, values, values)))
     if norm == 0.0:
         return None
@@ -63,7 +65,8 @@ def quantize(values: list[float]) -> Quantized | None:
     if not _LITTLE:
         comps.byteswap()
     scale = top / big_m
-    return comps.tobytes(), scale, sum(ints), sum(map(abs, ints)) * scale
+    error = math.sqrt(sum((x - i * scale) ** 2 for x, i in zip(unit, ints, strict=True)))
+    return comps.tobytes(), scale, sum(ints), error
 
 
 def cosine(q: list[float], q_norm: float, e: list[float]) -> float | None:
@@ -76,9 +79,19 @@ def cosine(q: list[float], q_norm: float, e: list[float]) -> float | None:
     return -1.0 if c < -1.0 else 1.0 if c > 1.0 else c
 
 
+def raw_of(values: list[float]) -> tuple[bytes, float]:
+    """The binary32 bytes (little-endian) of a vector and its norm, as
+    cosine() computes it."""
+    raw = array("f", values)
+    norm = math.sqrt(sum(map(operator.mul, raw, raw)))
+    if not _LITTLE:
+        raw.byteswap()
+    return raw.tobytes(), norm
+
+
 class _Block:
-    __slots__ = ("cols", "dims", "l1s", "max_l1", "max_scale", "n", "offs", "rids", "rows",
-                 "scales", "status")
+    __slots__ = ("cols", "dims", "max_error", "n", "norms", "offs", "raw", "rids", "rows", "scales",
+                 "seqs", "status")
 
     def __init__(self, dims: int) -> None:
         self.dims = dims
@@ -88,13 +101,22 @@ class _Block:
         self.status = bytearray()
         self.offs = array("q")
         self.scales = array("d")
-        self.l1s = array("d")
+        self.seqs = array("q")
+        self.raw = array("f")
+        self.norms = array("d")
         self.cols: list[int] | None = None
-        self.max_scale = 0.0
-        self.max_l1 = 0.0
+        self.max_error = 0.0
 
-    def add(self, rid: int, status: int, q: Quantized, big_m: int) -> int:
-        comps, scale, qsum, l1 = q
+    def add(self, rid: int, status: int, seq: int, q: Quantized, raw: bytes, norm: float,
+            big_m: int) -> int:
+        comps, scale, qsum, err = q
+        values = array("f")
+        values.frombytes(raw)
+        if not _LITTLE:
+            values.byteswap()
+        self.raw.extend(values)
+        self.norms.append(norm)
+        self.seqs.append(seq)
         row = array("I")
         row.frombytes(comps)
         if not _LITTLE:
@@ -104,12 +126,33 @@ class _Block:
         self.status.append(status)
         self.offs.append(big_m * qsum + self.dims * big_m * big_m)
         self.scales.append(scale)
-        self.l1s.append(l1)
-        self.max_scale = max(self.max_scale, scale)
-        self.max_l1 = max(self.max_l1, l1)
+        self.max_error = max(self.max_error, err)
         self.cols = None
         self.n += 1
         return self.n - 1
+
+    def bulk(self, rows: list[tuple[Any, ...]], big_m: int) -> None:
+        """Add many embeddings at once: (rid, status, seq, components, scale,
+        sum, error, raw, norm) each."""
+        comps = array("I")
+        comps.frombytes(b"".join(x[3] for x in rows))
+        raw = array("f")
+        raw.frombytes(b"".join(x[7] for x in rows))
+        if not _LITTLE:
+            comps.byteswap()
+            raw.byteswap()
+        self.rows.extend(comps)
+        self.raw.extend(raw)
+        self.rids.extend(x[0] for x in rows)
+        self.status.extend(STATUS_CODES.get(x[1], 1) for x in rows)
+        self.seqs.extend(x[2] for x in rows)
+        self.scales.extend(x[4] for x in rows)
+        base = self.dims * big_m * big_m
+        self.offs.extend(big_m * x[5] + base for x in rows)
+        self.max_error = max(self.max_error, max(x[6] for x in rows))
+        self.norms.extend(x[8] for x in rows)
+        self.cols = None
+        self.n += len(rows)
 
     def columns(self) -> list[int]:
         cols = self.cols
@@ -122,6 +165,8 @@ class _Block:
                     col.byteswap()
                 cols.append(int.from_bytes(col.tobytes(), "little"))
             self.cols = cols
+            if self.n >= BLOCK:
+                self.rows = array("I")  # a full block takes no more rows
         return cols
 
 
@@ -138,12 +183,34 @@ class Index:
     def __len__(self) -> int:
         return len(self.slots)
 
-    def add(self, rid: int, status: str, q: Quantized) -> None:
+    def add(self, rid: int, status: str, seq: int, q: Quantized, raw: bytes, norm: float) -> None:
         if not self.blocks or self.blocks[-1].n >= BLOCK:
             self.blocks.append(_Block(self.dims))
         block = self.blocks[-1]
-        pos = block.add(rid, STATUS_CODES.get(status, 1), q, self.big_m)
+        pos = block.add(rid, STATUS_CODES.get(status, 1), seq, q, raw, norm, self.big_m)
         self.slots.setdefault(rid, []).append((block, pos))
+
+    def bulk(self, rows: list[tuple[Any, ...]]) -> None:
+        """Add up to a block of embeddings, read from the store, as a new block."""
+        block = _Block(self.dims)
+        block.bulk(rows, self.big_m)
+        self.blocks.append(block)
+        for pos, x in enumerate(rows):
+            self.slots.setdefault(x[0], []).append((block, pos))
+
+    def exact(self, rid: int, q: list[float], q_norm: float) -> tuple[float, int] | None:
+        """(exact cosine, sequence) of a record: its best embedding, as
+        cosine() computes it."""
+        best, seq, d = None, 0, self.dims
+        for block, pos in self.slots.get(rid, ()):
+            norm = block.norms[pos]
+            if norm == 0.0:
+                continue
+            c = sum(map(operator.mul, q, block.raw[pos * d:(pos + 1) * d])) / (q_norm * norm)
+            c = -1.0 if c < -1.0 else 1.0 if c > 1.0 else c
+            if best is None or c > best:
+                best, seq = c, block.seqs[pos]
+        return None if best is None else (best, seq)
 
     def remove(self, rid: int) -> None:
         for block, pos in self.slots.pop(rid, ()):
@@ -168,7 +235,9 @@ class Index:
         qb = [i + big_m for i in ints]
         base = big_m * sum(ints)
         fq = top / big_m
-        l1q = sum(map(abs, unit))
+        # |q.e - a.b| <= |q| |e - b| + |q - a| |b| for the unit vectors q, e and
+        # their reconstructions a, b, where |e - b| is each embedding's error.
+        q_error = math.sqrt(sum((x - i * fq) ** 2 for x, i in zip(unit, ints, strict=True)))
         out: dict[int, float] = {}
         delta = 0.0
         for block in self.blocks:
@@ -183,12 +252,12 @@ class Index:
                 vals.byteswap()
             if keep is None and statuses is not None:
                 pairs = [(rid, (v - o - base) * sc) for v, o, sc, rid, st in
-                         zip(vals, block.offs, block.scales, block.rids, block.status)
+                         zip(vals, block.offs, block.scales, block.rids, block.status, strict=True)
                          if rid >= 0 and st in statuses]
             else:
                 assert keep is not None
                 pairs = [(rid, (v - o - base) * sc) for v, o, sc, rid, st in
-                         zip(vals, block.offs, block.scales, block.rids, block.status)
+                         zip(vals, block.offs, block.scales, block.rids, block.status, strict=True)
                          if rid >= 0 and keep(rid, st)]
             if not pairs:
                 continue
@@ -197,14 +266,12 @@ class Index:
                 prev = out.get(rid)
                 if prev is None or a > prev:
                     out[rid] = a
-            delta = max(delta, (l1q * block.max_scale + block.max_l1 * fq) / 2)
+            delta = max(delta, block.max_error + (1.0 + block.max_error) * q_error)
         # rounding of the float arithmetic on either side
         delta += 1e-9 + d * 1e-15
         return out, delta
 
 
-class _Source(Protocol):
-    def execute(self, sql: str, params: Iterable[Any] = ...) -> Any: ...
 
 
 class Indexes:
@@ -216,7 +283,7 @@ class Indexes:
         self._by_key: dict[tuple[int, str, int], Index] = {}
         self._build = threading.Lock()
 
-    def get(self, conn: _Source, tenant: int, model: str, dims: int) -> Index:
+    def get(self, conn: sqlite3.Connection, tenant: int, model: str, dims: int) -> Index:
         """The index of a group; call with writes kept out (a locked read)."""
         key = (tenant, model, dims)
         index = self._by_key.get(key)
@@ -226,20 +293,24 @@ class Indexes:
             index = self._by_key.get(key)
             if index is None:
                 index = Index(dims)
-                for rid, status, qv, scale, qsum, l1 in conn.execute(
-                        "SELECT e.rid, r.status, e.qv, e.scale, e.qsum, e.l1 FROM embeddings e "
-                        "JOIN records r ON r.rid = e.rid "
-                        "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
-                        (tenant, model, dims)):
-                    index.add(rid, status, (qv, scale, qsum, l1))
+                cur = conn.execute(
+                    "SELECT e.rid, r.status, r.seq, e.qv, e.scale, e.qsum, e.err, e.raw, e.norm "
+                    "FROM embeddings e JOIN records r ON r.rid = e.rid "
+                    "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
+                    (tenant, model, dims))
+                while True:
+                    rows = cur.fetchmany(BLOCK)
+                    if not rows:
+                        break
+                    index.bulk(rows)
                 self._by_key[key] = index
         return index
 
-    def apply(self, touched: Mapping[int, tuple[int, str | None, list[Any] | None]]) -> None:
+    def apply(self, touched: Mapping[int, tuple[int, str | None, int, list[Any] | None]]) -> None:
         """Bring the loaded indexes up to date after a commit."""
         if not self._by_key:
             return
-        for rid, (tenant, status, quantized) in touched.items():
+        for rid, (tenant, status, seq, quantized) in touched.items():
             for (num, model, dims), index in list(self._by_key.items()):
                 if num != tenant:
                     continue
@@ -249,9 +320,9 @@ class Indexes:
                     index.set_status(rid, status)
                 else:
                     index.remove(rid)
-                    for m, d, q in quantized:
+                    for m, d, q, raw, norm in quantized:
                         if m == model and d == dims:
-                            index.add(rid, status, q)
+                            index.add(rid, status, seq, q, raw, norm)
                 if index.dead > BLOCK and index.dead > len(index):
                     del self._by_key[(num, model, dims)]  # rebuilt on next use
 
@@ -305,11 +376,24 @@ class VectorRanking:
             neg, seq, rid = heapq.heappop(ready)
             yield -neg, seq, rid
 
-    def _order(self) -> tuple[list[float], list[int]]:
+    def order(self) -> tuple[list[float], list[int]]:
+        """Approximate scores in ascending order, and their candidates."""
         if self._sorted is None:
             pairs = sorted((a, rid) for rid, a in self.approx.items())
             self._sorted = ([a for a, _ in pairs], [rid for _, rid in pairs])
         return self._sorted
+
+    def rank_bounds(self, rid: int) -> tuple[int, int]:
+        """Bounds on the rank of a candidate, from the approximations alone."""
+        values, _ = self.order()
+        a = self.approx[rid]
+        lo = len(values) - bisect_right(values, a + 2 * self.delta) + 1
+        hi = len(values) - bisect_left(values, a - 2 * self.delta)
+        return lo, hi
+
+    def score_bounds(self, rid: int) -> tuple[float, float]:
+        a = self.approx[rid]
+        return max(-1.0, a - self.delta), min(1.0, a + self.delta)
 
     def rank(self, rid: int) -> int:
         """The 1-based rank of a candidate."""
@@ -317,7 +401,7 @@ class VectorRanking:
         if found is None:
             raise KeyError(rid)
         score, seq = found
-        values, rids = self._order()
+        values, rids = self.order()
         lo = bisect_left(values, score - self.delta)
         hi = bisect_right(values, score + self.delta)
         above = len(values) - hi
@@ -335,7 +419,7 @@ class VectorRanking:
         best = next(self.iter(), None)
         if best is None:
             return None
-        values, rids = self._order()
+        values, rids = self.order()
         hi = bisect_right(values, values[0] + 2 * self.delta)
         scores = [s[0] for s in (self.exact(x) for x in rids[:hi]) if s is not None]
         return (min(scores) if scores else best[0]), best[0]

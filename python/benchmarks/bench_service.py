@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+# Copyright 2026 The memorywire Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Load and latency of the reference memory service (memorywire.service).
+
+Two parts, each against a real server (``python -m memorywire.service``, a
+subprocess on 127.0.0.1 with a port the system picks, on a store file in a
+temporary directory) and the Python client (memorywire.client.Client):
+
+  load    N concurrent clients, each in a thread, send a mix of operations
+          (put, get, history, text search, vector search, update) to one
+          tenant for a bounded time and a bounded number of operations, and
+          the script reports operations/s and the p50 and p99 latency of
+          each operation.
+
+  vector  a store of --records records with one --dims-dimensional float32
+          embedding each (100,000 x 384 by default) is written, then the
+          server answers --queries vector searches (limit 10), and the script
+          reports the p50 and p99 latency, the first (cold) query apart, and
+          hybrid (text + vector) searches the same way.
+
+Every loop is bounded in count and time and stops by itself; all traffic stays
+on loopback. Numbers depend on the machine and on what else runs on it.
+
+Usage:
+
+    python bench_service.py [--clients 8] [--seconds 10] [--ops 20000]
+                            [--records 100000] [--dims 384] [--queries 30]
+                            [--skip-load] [--skip-vector] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import IO, Any
+
+from memorywire.client import Client
+
+SPEC = "1.0"
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Server:
+    """The service in a subprocess, on loopback."""
+
+    def __init__(self, store: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "memorywire.service", "--listen", "127.0.0.1:0",
+             "--store", str(store), "--quiet", "--max-workers", "64"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ready = threading.Event()
+        self.address = ""
+        assert self.proc.stderr is not None
+
+        def drain(stream: IO[str]) -> None:
+            for line in stream:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if entry.get("event") == "listening":
+                    self.address = entry["address"]
+                    ready.set()
+
+        self._drain = threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True)
+        self._drain.start()
+        if not ready.wait(60):
+            self.proc.kill()
+            raise SystemExit("the server did not start")
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._drain.join(5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    s = sorted(samples)
+    if not s:
+        return {"count": 0}
+
+    def pct(p: float) -> float:
+        return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] * 1000
+
+    return {"count": len(s), "p50_ms": round(pct(50), 3), "p99_ms": round(pct(99), 3),
+            "mean_ms": round(statistics.fmean(s) * 1000, 3)}
+
+
+def vector(rng: random.Random, dims: int) -> list[float]:
+    return [(b - 128) / 128.0 for b in rng.randbytes(dims)]
+
+
+# -- load ------------------------------------------------------------------------------
+
+
+def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    server = Server(workdir / "load.sqlite3")
+    dims = 32
+    words = ("window seat vegetarian flight hotel meeting report budget launch review design "
+             "deadline invoice travel coffee music garden").split()
+    try:
+        log(f"load: server at {server.address}; seeding 2000 records")
+        with Client(server.address, tenant="bench") as mw:
+            rng = random.Random(1)
+            for start in range(0, 2000, 500):
+                mw.put([{"id": f"seed-{i}", "kind": "fact",
+                         "fact": {"text": " ".join(rng.choice(words) for _ in range(8))},
+                         "scope": {"user": f"u{i % 10}"},
+                         "embeddings": [{"model": "bench", "dimensions": dims, "values": vector(rng, dims)}]}
+                        for i in range(start, start + 500)])
+        latencies: dict[str, list[float]] = defaultdict(list)
+        errors: dict[str, int] = defaultdict(int)
+        lock = threading.Lock()
+        budget = [args.ops]
+        deadline = time.monotonic() + args.seconds
+        barrier = threading.Barrier(args.clients)
+
+        def client(n: int) -> None:
+            rng = random.Random(100 + n)
+            mine: dict[str, list[float]] = defaultdict(list)
+            with Client(server.address, tenant="bench", timeout=30) as mw:
+                barrier.wait()
+                i = 0
+                while time.monotonic() < deadline:
+                    with lock:
+                        if budget[0] <= 0:
+                            break
+                        budget[0] -= 1
+                    op = rng.choices(("put", "get", "history", "search_text", "search_vector", "update"),
+                                     weights=(30, 25, 10, 15, 15, 5))[0]
+                    started = time.perf_counter()
+                    try:
+                        if op == "put":
+                            mw.put({"id": f"c{n}-{i}", "kind": "fact",
+                                    "fact": {"text": " ".join(rng.choice(words) for _ in range(8))},
+                                    "scope": {"user": f"u{i % 10}"},
+                                    "embeddings": [{"model": "bench", "dimensions": dims,
+                                                    "values": vector(rng, dims)}]})
+                        elif op == "get":
+                            mw.get([f"seed-{rng.randrange(2000)}" for _ in range(5)])
+                        elif op == "history":
+                            mw.history(scope={"user": f"u{rng.randrange(10)}"}, limit=20,
+                                       order="descending")
+                        elif op == "search_text":
+                            mw.search(" ".join(rng.choice(words) for _ in range(2)))
+                        elif op == "search_vector":
+                            mw.search(vector={"model": "bench", "values": vector(rng, dims)})
+                        else:
+                            mw.update(f"seed-{rng.randrange(2000)}",
+                                      {"lifecycle": {"importance": round(rng.random(), 3)}})
+                    except Exception:  # noqa: BLE001 - counted, the run goes on
+                        with lock:
+                            errors[op] += 1
+                        continue
+                    mine[op].append(time.perf_counter() - started)
+                    i += 1
+            with lock:
+                for op, xs in mine.items():
+                    latencies[op].extend(xs)
+
+        log(f"load: {args.clients} clients for at most {args.seconds} s / {args.ops} operations")
+        started = time.perf_counter()
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(args.clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - started
+        total = sum(len(v) for v in latencies.values())
+        return {"clients": args.clients, "seconds": round(elapsed, 2), "operations": total,
+                "operations_per_second": round(total / elapsed, 1), "errors": dict(errors),
+                "by_operation": {op: summary(xs) for op, xs in sorted(latencies.items())}}
+    finally:
+        server.stop()
+
+
+# -- vector search at scale ---------------------------------------------------------
+
+
+def build_store(path: Path, records: int, dims: int) -> dict[str, float]:
+    """Write the store in-process (the same code the server runs), in
+    batches of 1000 records, one transaction each."""
+    from memorywire.service import Service, Store
+    from memorywire.service.operations import Call
+
+    store = Store(str(path), synchronous="NORMAL")
+    svc = Service(store)
+    rng = random.Random(7)
+    started = time.perf_counter()
+    for start in range(0, records, 1000):
+        items = [{"record": {"id": f"r{i}", "kind": "fact",
+                             "fact": {"text": f"memory {i} about topic {i % 97} and item {i % 1013}"},
+                             "embeddings": [{"model": "bench", "dimensions": dims,
+                                             "values": vector(rng, dims)}]}}
+                 for i in range(start, min(records, start + 1000))]
+        svc.put(Call("bench"), {"specversion": SPEC, "operation_id": f"load-{start}", "items": items})
+        if start % 20000 == 0:
+            log(f"vector: {start + len(items)} records written")
+    elapsed = time.perf_counter() - started
+    store.close()
+    return {"records": records, "seconds": round(elapsed, 1),
+            "records_per_second": round(records / elapsed, 1)}
+
+
+def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    keep = Path(args.keep) if args.keep else None
+    path = (keep or workdir) / f"vectors-{args.records}x{args.dims}.sqlite3"
+    if keep is not None and path.exists():
+        log(f"vector: reusing {path}")
+        load: dict[str, Any] = {"records": args.records, "seconds": None, "records_per_second": None}
+    else:
+        log(f"vector: writing {args.records} records x {args.dims} dimensions")
+        load = build_store(path, args.records, args.dims)
+    server = Server(path)
+    try:
+        rng = random.Random(11)
+        with Client(server.address, tenant="bench", timeout=120) as mw:
+            started = time.perf_counter()
+            first = mw.search(vector={"model": "bench", "values": vector(rng, args.dims)})
+            cold = time.perf_counter() - started
+            assert len(first["hits"]) == 10
+            deadline = time.monotonic() + max(30.0, args.seconds * 3)
+            warm: list[float] = []
+            hybrid: list[float] = []
+            for i in range(args.queries):
+                if time.monotonic() > deadline:
+                    break
+                q = {"model": "bench", "values": vector(rng, args.dims)}
+                t0 = time.perf_counter()
+                out = mw.search(vector=q)
+                warm.append(time.perf_counter() - t0)
+                assert len(out["hits"]) == 10
+                t0 = time.perf_counter()
+                mw.search(f"topic {i % 97}", vector=q)
+                hybrid.append(time.perf_counter() - t0)
+        return {"load": load, "dims": args.dims, "cold_first_query_ms": round(cold * 1000, 1),
+                "vector_search": summary(warm), "hybrid_search": summary(hybrid)}
+    finally:
+        server.stop()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--clients", type=int, default=8)
+    p.add_argument("--seconds", type=float, default=10.0, help="the longest the load part runs")
+    p.add_argument("--ops", type=int, default=20000, help="the most operations the load part sends")
+    p.add_argument("--records", type=int, default=100_000)
+    p.add_argument("--dims", type=int, default=384)
+    p.add_argument("--queries", type=int, default=30)
+    p.add_argument("--skip-load", action="store_true")
+    p.add_argument("--skip-vector", action="store_true")
+    p.add_argument("--keep", metavar="DIR",
+                   help="keep the vector store in DIR, and reuse it when it is there")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = p.parse_args()
+    report: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "platform": platform.platform(),
+                    "cpus": os.cpu_count(), "load_average": os.getloadavg()},
+    }
+    with tempfile.TemporaryDirectory(prefix="memorywire-bench-") as tmp:
+        if not args.skip_load:
+            report["load"] = run_load(args, Path(tmp))
+        if not args.skip_vector:
+            report["vector"] = run_vector(args, Path(tmp))
+    report["machine"]["load_average_after"] = os.getloadavg()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    m = report["machine"]
+    print(f"python {m['python']} on {m['platform']}, {m['cpus']} CPUs, "
+          f"load average {m['load_average'][0]:.2f} before, {m['load_average_after'][0]:.2f} after")
+    if "load" in report:
+        r = report["load"]
+        print(f"\nload: {r['clients']} clients, {r['operations']} operations in {r['seconds']} s: "
+              f"{r['operations_per_second']} operations/s; errors {r['errors'] or 'none'}")
+        print(f"  {'operation':<15}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'mean ms':>10}")
+        for op, s in r["by_operation"].items():
+            print(f"  {op:<15}{s['count']:>8}{s['p50_ms']:>10}{s['p99_ms']:>10}{s['mean_ms']:>10}")
+    if "vector" in report:
+        v = report["vector"]
+        if v["load"]["seconds"] is not None:
+            print(f"\nvector: {v['load']['records']} records x {v['dims']} dims written in "
+                  f"{v['load']['seconds']} s ({v['load']['records_per_second']} records/s, in-process)")
+        else:
+            print(f"\nvector: {v['load']['records']} records x {v['dims']} dims (store reused)")
+        print(f"  first query (builds the in-memory index): {v['cold_first_query_ms']} ms")
+        for name in ("vector_search", "hybrid_search"):
+            s = v[name]
+            print(f"  {name:<15} {s['count']} queries: p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, "
+                  f"mean {s['mean_ms']} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

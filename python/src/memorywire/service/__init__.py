@@ -1,0 +1,42 @@
+"""The reference memory service of memorywire: ``memorywire.v1.MemoryService``
+over gRPC on an embedded SQLite store.
+
+- :mod:`memorywire.service.store`: the SQLite schema and transactions;
+- :mod:`memorywire.service.operations`: the semantics of each operation;
+- :mod:`memorywire.service.filters`: the filter language;
+- :mod:`memorywire.service.search`: full text, vectors and their fusion;
+- :mod:`memorywire.service.vectors`: exact vector ranking without native code;
+- :mod:`memorywire.service.watch`: the change log, cursors and consumer offsets;
+- :mod:`memorywire.service.server`: the gRPC binding and ``memorywire serve``
+  (also ``python -m memorywire.service``).
+
+Example::
+
+    from memorywire.service import MemoryServer
+    with MemoryServer("memories.sqlite3", "127.0.0.1:50051") as server:
+        server.wait()
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Call", "MemoryServer", "Service", "ServiceError", "Store", "main"]
+
+_WHERE = {
+    "Call": "memorywire.service.operations",
+    "Service": "memorywire.service.operations",
+    "ServiceError": "memorywire.service.errors",
+    "Store": "memorywire.service.store",
+    "MemoryServer": "memorywire.service.server",
+    "main": "memorywire.service.server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memorywire.service' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,426 @@
+"""The gRPC binding of the reference service (spec/v1/grpc-binding.md):
+``memorywire.v1.MemoryService`` on grpcio, with the caller's tenant and
+credentials from request metadata, every failure as a gRPC status carrying
+the memorywire ``Error`` in ``grpc-status-details-bin``, health checking,
+server reflection, graceful shutdown and structured JSON logs on stderr.
+
+Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | --store :memory:]``
+or ``python -m memorywire.service.server``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from concurrent import futures
+from typing import Any, NamedTuple, TextIO
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2
+
+import memorywire
+import memorywire.protobuf
+from memorywire.errors import MemorywireError
+from memorywire.limits import DEFAULT_LIMITS, Limits
+from memorywire.service import operations
+from memorywire.service.errors import (
+    ERROR_TYPE_URL,
+    GRPC_CODES,
+    ServiceError,
+    encode_status,
+    error,
+)
+from memorywire.service.operations import Call, Service
+from memorywire.service.store import Store
+
+__all__ = ["MemoryServer", "SERVICE_NAME", "main", "parse_tenant"]
+
+SERVICE_NAME = "memorywire.v1.MemoryService"
+TENANT_KEY = "memorywire-tenant"
+SPECVERSION_KEY = "memorywire-specversion"
+_REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_STORE = "./memorywire.sqlite3"
+
+
+class _Status(NamedTuple):
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, bytes], ...]
+
+
+class _Log:
+    """Structured logs: one JSON object per line."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def __call__(self, level: str, event: str, **fields: Any) -> None:
+        if self._stream is None:
+            return
+        ns = time.time_ns()
+        entry = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ns // 10**9)) +
+                 f".{ns // 10**6 % 1000:03d}Z", "level": level, "event": event}
+        entry.update((k, v) for k, v in fields.items() if v is not None and v != "")
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            try:
+                self._stream.write(line + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def parse_tenant(values: Sequence[str]) -> str:
+    """The caller's tenant from the values of the metadata memorywire-tenant
+    (grpc-binding.md section 3.1); TENANT_REQUIRED when there is none."""
+    def required(why: str) -> ServiceError:
+        return error("TENANT_REQUIRED", f"the call names no tenant: {why}")
+
+    if not values:
+        raise required("the metadata memorywire-tenant is missing")
+    if len(values) > 1:
+        raise required("the metadata memorywire-tenant occurs more than once")
+    text = values[0]
+    if not text:
+        raise required("the metadata memorywire-tenant is empty")
+    out = bytearray()
+    i = 0
+    raw = text.encode("latin-1", "replace")
+    while i < len(raw):
+        b = raw[i]
+        if b == 0x25:
+            hexdigits = raw[i + 1:i + 3]
+            if len(hexdigits) != 2 or not all(c in b"0123456789abcdefABCDEF" for c in hexdigits):
+                raise required("the metadata memorywire-tenant holds a malformed % escape")
+            out.append(int(hexdigits, 16))
+            i += 3
+        else:
+            out.append(b)
+            i += 1
+    try:
+        tenant = out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise required("the metadata memorywire-tenant is not UTF-8") from None
+    if not tenant or len(tenant) > 256:
+        raise required("a tenant has 1 to 256 code points")
+    return tenant
+
+
+def encode_tenant(tenant: str) -> str:
+    """The value of the metadata memorywire-tenant for a tenant."""
+    return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x25 else f"%{b:02X}"
+                   for b in tenant.encode("utf-8"))
+
+
+class MemoryServer:
+    """A gRPC server of memorywire.v1.MemoryService on a store.
+
+    ``tokens`` turns on credentials: it maps each accepted bearer token to
+    the tenants it covers (None for every tenant).
+    """
+
+    def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
+                 max_workers: int = 32, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
+                 tokens: Mapping[str, Collection[str] | None] | None = None,
+                 log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
+        self.store = store if isinstance(store, Store) else Store(store)
+        self._own_store = not isinstance(store, Store)
+        self.listen = listen
+        self.service = Service(self.store, limits=limits, strict=strict)
+        self.limits = limits
+        self.tokens = dict(tokens) if tokens is not None else None
+        self.log = _Log(log)
+        self.log_calls = log_calls
+        self.stopping = threading.Event()
+        #: Watch streams hold a worker each for as long as they run: at most
+        #: half of the workers serve them, so that other calls are served too.
+        self.max_watches = max(1, max_workers // 2)
+        self._watches = threading.BoundedSemaphore(self.max_watches)
+        options = [("grpc.max_receive_message_length", limits.max_document_bytes),
+                   ("grpc.max_send_message_length", limits.max_document_bytes),
+                   ("grpc.so_reuseport", 0)]
+        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
+                                                              thread_name_prefix="memorywire"),
+                                   options=options)
+        self._health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+        self._server.add_generic_rpc_handlers((self._handler(),))
+        names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+        reflection.enable_server_reflection(names, self._server)
+        v1 = grpc.stream_stream_rpc_method_handler(
+            reflection.ReflectionServicer(names).ServerReflectionInfo,
+            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+            response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            _REFLECTION_V1, {"ServerReflectionInfo": v1}),))
+        self.port = 0
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> int:
+        """Bind and start serving; return the port bound."""
+        self.port = self._server.add_insecure_port(self.listen)
+        if not self.port:
+            raise RuntimeError(f"cannot listen on {self.listen}")
+        self._server.start()
+        for name in ("", SERVICE_NAME):
+            self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        host = self.listen.rsplit(":", 1)[0]
+        self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.path,
+                 version=memorywire.__version__)
+        return self.port
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Stop gracefully: report NOT_SERVING, end Watch streams, let the
+        calls in flight finish within ``grace`` seconds, close the store."""
+        if self.stopping.is_set():
+            return
+        self.stopping.set()
+        self._health.enter_graceful_shutdown()
+        with self.store.changed:
+            self.store.changed.notify_all()
+        self._server.stop(grace).wait()
+        if self._own_store:
+            self.store.close()
+        self.log("info", "stopped")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return bool(self._server.wait_for_termination(timeout))
+
+    def __enter__(self) -> MemoryServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def _handler(self) -> grpc.GenericRpcHandler:
+        unary = {name: grpc.unary_unary_rpc_method_handler(self._unary(name))
+                 for name in ("Put", "Get", "History", "Search", "Update", "Delete", "Expire",
+                              "Merge", "Compact", "Review", "CommitOffset", "GetCapabilities")}
+        unary["Watch"] = grpc.unary_stream_rpc_method_handler(self._stream("Watch"))
+        unary["Export"] = grpc.unary_stream_rpc_method_handler(self._stream("Export"))
+        unary["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, unary)
+
+    def _metadata(self, method: str, context: grpc.ServicerContext) -> str | None:
+        """Steps 1 to 3 of grpc-binding.md section 3.4, and the version hint."""
+        md = context.invocation_metadata() or ()
+        token = None
+        if self.tokens is not None:
+            auth = [v for k, v in md if k == "authorization"]
+            value = auth[0] if len(auth) == 1 and isinstance(auth[0], str) else ""
+            token = value[7:] if value.startswith("Bearer ") else None
+            if not token or token not in self.tokens:
+                raise error("CREDENTIALS_INVALID", "the call carries no credentials this service accepts")
+        tenant = None
+        if method != "GetCapabilities":
+            tenant = parse_tenant([v for k, v in md if k == TENANT_KEY and isinstance(v, str)])
+            if token is not None:
+                covered = self.tokens[token] if self.tokens is not None else None
+                if covered is not None and tenant not in covered:
+                    raise error("TENANT_MISMATCH", "the credentials do not cover the tenant")
+        for k, v in md:
+            if k == SPECVERSION_KEY and isinstance(v, str) and not v.startswith("1."):
+                raise error("UNSUPPORTED_VERSION", "this service speaks memorywire 1.x")
+        return tenant
+
+    def _decode(self, method: str, data: bytes) -> tuple[dict[str, Any], list[str]]:
+        dec = memorywire.protobuf.Decoder(operations.request_type(method), limits=self.limits)
+        doc, walk = dec.decode_walk(data)
+        return doc, list(walk.unknown)
+
+    def _call(self, tenant: str | None, context: grpc.ServicerContext) -> Call:
+        return Call(tenant, lambda: context.is_active() and not self.stopping.is_set())
+
+    def _unary(self, method: str) -> Callable[[bytes, grpc.ServicerContext], bytes]:
+        svc = self.service
+        dispatch: dict[str, Callable[..., bytes]] = {
+            "Put": svc.put, "Get": svc.get, "History": svc.history, "Search": svc.search,
+            "Update": svc.update, "Delete": svc.delete, "Expire": svc.expire, "Merge": svc.merge,
+            "Compact": svc.compact, "Review": svc.review, "CommitOffset": svc.commit_offset,
+            "GetCapabilities": svc.get_capabilities,
+        }
+        perform = dispatch[method]
+        with_unknown = method in ("Put", "Compact")
+
+        def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
+            started = time.perf_counter()
+            context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
+            op_id, tenant = "", None
+            try:
+                tenant = self._metadata(method, context)
+                op_id = _operation_id(method, request)
+                req, unknown = self._decode(method, request)
+                call = self._call(tenant, context)
+                data = perform(call, req, unknown) if with_unknown else perform(call, req)
+            except MemorywireError as e:
+                self._fail(context, method, e, op_id, tenant, started)
+                raise AssertionError("unreachable") from None
+            except Exception as e:  # noqa: BLE001 - every fault becomes INTERNAL_ERROR
+                self._fail(context, method, self._internal(e), op_id, tenant, started)
+                raise AssertionError("unreachable") from None
+            self._done(method, "OK", op_id, tenant, started)
+            return data
+
+        return handle
+
+    def _stream(self, method: str) -> Callable[[bytes, grpc.ServicerContext], Iterator[bytes]]:
+        def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+            started = time.perf_counter()
+            context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
+            op_id, tenant = "", None
+            sent = 0
+            slot = False
+            try:
+                tenant = self._metadata(method, context)
+                op_id = _operation_id(method, request)
+                req, _ = self._decode(method, request)
+                call = self._call(tenant, context)
+                if method == "Watch":
+                    slot = self._watches.acquire(blocking=False)
+                    if not slot:
+                        e = error("RATE_LIMITED", f"this service serves at most {self.max_watches} "
+                                  "Watch streams at once")
+                        e.retry_after_millis = 1000
+                        raise e
+                frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
+                for frame in frames:
+                    yield frame
+                    sent += 1
+            except MemorywireError as e:
+                self._fail(context, method, e, op_id, tenant, started, sent)
+            except Exception as e:  # noqa: BLE001
+                self._fail(context, method, self._internal(e), op_id, tenant, started, sent)
+            else:
+                self._done(method, "OK", op_id, tenant, started, sent)
+            finally:
+                if slot:
+                    self._watches.release()
+
+        return handle
+
+    def _import(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        started = time.perf_counter()
+        context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
+        op_id, tenant = "", None
+        try:
+            tenant = self._metadata("Import", context)
+            messages = []
+            for index, raw in enumerate(requests):
+                if not op_id:
+                    op_id = _operation_id("Import", raw)
+                try:
+                    messages.append(self._decode("Import", raw))
+                except MemorywireError as e:
+                    e.message = f"message {index} of the stream: {e.message}"
+                    raise
+            data = self.service.import_(self._call(tenant, context), messages)
+        except MemorywireError as e:
+            self._fail(context, "Import", e, op_id, tenant, started)
+            raise AssertionError("unreachable") from None
+        except Exception as e:  # noqa: BLE001
+            self._fail(context, "Import", self._internal(e), op_id, tenant, started)
+            raise AssertionError("unreachable") from None
+        self._done("Import", "OK", op_id, tenant, started)
+        return data
+
+    def _internal(self, e: BaseException) -> ServiceError:
+        self.log("error", "internal_error", error=repr(e), traceback=traceback.format_exc())
+        return error("INTERNAL_ERROR", "an internal fault of the service")
+
+    def _done(self, method: str, code: str, op_id: str, tenant: str | None, started: float,
+              messages: int | None = None) -> None:
+        if self.log_calls:
+            self.log("info", "call", method=method, code=code, tenant=tenant, operation_id=op_id,
+                     duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
+
+    def _fail(self, context: grpc.ServicerContext, method: str, e: MemorywireError, op_id: str,
+              tenant: str | None, started: float, messages: int | None = None) -> None:
+        doc = operations.error_document(e, op_id)
+        code = e.code
+        if self.log_calls or code == "INTERNAL":
+            self.log("warning" if code != "INTERNAL" else "error", "call", method=method, code=code,
+                     reason=e.reason, pointer=e.pointer, tenant=tenant, operation_id=op_id,
+                     duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
+        try:
+            detail = memorywire.protobuf.encode(doc, type="memorywire.v1.Error")
+        except MemorywireError:
+            doc = {"code": "internal", "reason": "INTERNAL_ERROR", "message": "an internal fault"}
+            code = "INTERNAL"
+            detail = memorywire.protobuf.encode(doc, type="memorywire.v1.Error")
+        number = GRPC_CODES.get(code, 13)
+        status = encode_status(number, doc["message"], [(ERROR_TYPE_URL, detail)])
+        context.abort_with_status(_Status(grpc.StatusCode[code], doc["message"],
+                                          (("grpc-status-details-bin", status),)))
+
+
+def _operation_id(method: str, data: bytes) -> str:
+    """The operation identifier of a request, read leniently, for errors."""
+    try:
+        from memorywire import _model as m
+
+        msg = m.message(operations.request_type(method)).cls.FromString(data)
+        value = getattr(msg, "operation_id", "")
+        return value if isinstance(value, str) and len(value) <= 256 else ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+# -- memorywire serve ------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``memorywire serve``: run the reference service until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(
+        prog="memorywire serve",
+        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.")
+    parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
+                        help=f"the address to listen on (default {DEFAULT_LISTEN}); port 0 picks a free one")
+    parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
+                        help=f"the SQLite file of the store, or :memory: (default {DEFAULT_STORE})")
+    parser.add_argument("--max-workers", type=int, default=32, metavar="N",
+                        help="the greatest number of calls served at once, Watch streams included")
+    parser.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
+                        help="how long calls in flight may run on after a stop signal")
+    parser.add_argument("--quiet", action="store_true", help="log no line per call")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+
+    log = _Log(sys.stderr)
+    try:
+        server = MemoryServer(args.store, args.listen, max_workers=args.max_workers,
+                              log_calls=not args.quiet)
+        server.start()
+    except Exception as e:  # noqa: BLE001
+        log("error", "start_failed", error=str(e))
+        return 1
+    done = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        log("info", "signal", signal=signal.Signals(signum).name)
+        done.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while not done.wait(1.0):
+            pass
+    finally:
+        server.stop(args.grace)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,58 @@
+"""Helpers of the service tests: record builders and error checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from memorywire.client import ServiceError
+
+
+def fact(id: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {"id": id, "kind": "fact", "fact": {"text": text}, **extra}
+
+
+def message(id: str, role: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {"id": id, "kind": "message",
+            "message": {"role": role, "content": [{"text": {"text": text}}]}, **extra}
+
+
+def embedding(values: list[float], model: str = "demo") -> list[dict[str, Any]]:
+    return [{"model": model, "dimensions": len(values), "values": values}]
+
+
+def fails(reason: str, call: Callable[[], Any], pointer: str | None = None) -> ServiceError:
+    """Run a call that must fail with a reason (and pointer); return the error."""
+    with pytest.raises(ServiceError) as info:
+        call()
+    e = info.value
+    assert e.reason == reason, (e.reason, e.message, e.violations)
+    if pointer is not None:
+        assert e.pointer == pointer, (e.pointer, e.violations)
+    return e
+
+
+def send(channel: Any, method: str, request: Any, tenant: str | None = None,
+         metadata: tuple[tuple[str, str], ...] = ()) -> bytes:
+    """Send a request the client does not check: an upb message, a JSON-form
+    document (written without validation) or bytes.
+    Raise the ServiceError of a failure."""
+    import grpc
+
+    import memorywire.protobuf
+    from memorywire.client import service_error
+
+    if isinstance(request, dict):
+        doc = {"specversion": "1.0", "operation_id": "op-raw", **request}
+        request = memorywire.protobuf.Encoder(f"memorywire.v1.{method}Request").encode_valid(doc)
+    data = request if isinstance(request, bytes) else request.SerializeToString()
+    md = tuple(metadata) + ((("memorywire-tenant", tenant),) if tenant is not None else ())
+    try:
+        out: bytes = channel.unary_unary(f"/memorywire.v1.MemoryService/{method}")(
+            data, metadata=md, timeout=30)
+    except grpc.RpcError as e:
+        raise service_error(e) from None
+    return out
+

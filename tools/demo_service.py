@@ -1,0 +1,85 @@
+"""The reference service on an embedded store, used as a new user would use
+it, then checked by the service level of the conformance suite.
+
+Run through `make demo`: it starts `memorywire serve` on a SQLite file in a
+temporary folder, on a free loopback port, and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import memorywire
+
+BIN = pathlib.Path(sys.executable).parent
+
+
+def start(store: pathlib.Path) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen(
+        [str(BIN / "memorywire"), "serve", "--listen", "127.0.0.1:0", "--store", str(store)],
+        stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = server.stderr.readline()
+        if not line:
+            break
+        event = json.loads(line)
+        if event.get("event") == "listening":
+            # Keep reading its log, so that the server never blocks on a full pipe.
+            threading.Thread(target=server.stderr.read, daemon=True).start()
+            return server, event["address"]
+    server.kill()
+    sys.exit("memorywire serve did not start")
+
+
+def tour(target: str) -> None:
+    emb = {"model": "demo-3d", "dimensions": 3}
+    with memorywire.Client(target, tenant="acme") as mw:
+        mw.put([
+            {"id": "f1", "kind": "fact", "fact": {"text": "The user prefers window seats."},
+             "embeddings": [{**emb, "values": [0.9, 0.1, 0.0]}]},
+            {"id": "f2", "kind": "fact", "fact": {"text": "The user is vegetarian."},
+             "embeddings": [{**emb, "values": [0.0, 0.2, 0.9]}]},
+        ], scope={"user": "u-42"})
+        hit = mw.search("window seat", scope={"user": "u-42"})["hits"][0]
+        print(f"  recall by text 'window seat': {hit['record']['id']} (score {hit['score']:.3f})")
+        hit = mw.search(vector={"model": "demo-3d", "values": [0.0, 0.1, 1.0]}, limit=1)["hits"][0]
+        print(f"  recall by vector: {hit['record']['id']} (cosine {hit['score']:.3f})")
+        stream = mw.watch(from_start=True)
+        first = next(stream)
+        stream.cancel()
+        mw.put({"id": "f3", "kind": "fact", "fact": {"text": "The user flies from Lisbon."}})
+        resumed = [e["record"]["id"] for e in mw.watch(cursor=first["cursor"], max_events=2)]
+        print(f"  watch: saw {first['record']['id']}, disconnected, resumed with {resumed}")
+    with memorywire.Client(target, tenant="globex") as other:
+        found = other.search("window seat").get("hits", [])
+        missing = other.get(["f1"]).get("missing_ids", [])
+        print(f"  tenant globex: search finds {len(found)} records, get of f1 reports missing {missing}")
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        store = pathlib.Path(folder) / "memory.sqlite3"
+        server, target = start(store)
+        try:
+            print(f"memorywire serve on {target}, store {store.name} (SQLite)")
+            tour(target)
+            print()
+            print("== conformance: the service level against the reference service ==")
+            done = subprocess.run([str(BIN / "memorywire-conformance"), "service", "--target", target,
+                                   "--level", "recommended"], check=False)
+            return done.returncode
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
