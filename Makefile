@@ -35,7 +35,7 @@ lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check
 	$(BIN)/memorywire-conformance check-vectors
-	$(BIN)/ruff check python/src python/tests conformance/python
+	$(BIN)/ruff check python/src python/tests conformance/python tools
 	cd python && ../$(BIN)/python -m mypy src/memorywire
 
 test: lint $(NODE_STAMP)
