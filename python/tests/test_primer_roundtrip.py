@@ -241,11 +241,11 @@ def responses_item_to_record(item: dict[str, Any], record_id: str) -> tuple[Reco
         return {"kind": "tool_call", "tool_call": tool_call}, residue
     if item_type == "function_call_output":
         if not isinstance(item["output"], str):
-            raise NotImplementedError("output as a list of parts is not part of the primer")
+            raise ValueError("output as a list of parts is not part of the primer")
         tool_result = {"call_id": item["call_id"], "output": item["output"]}
         residue = split(item, ("id", "call_id", "output"))
         return {"kind": "tool_result", "tool_result": tool_result}, residue
-    raise NotImplementedError(f"Responses item type {item_type!r} is not part of the primer")
+    raise ValueError(f"Responses item type {item_type!r} is not part of the primer")
 
 
 def responses_item_from_record(record: Record, residue: dict[str, Any]) -> dict[str, Any]:
