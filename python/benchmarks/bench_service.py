@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Load and latency of the reference memory service (memorywire.service).
 
-Two parts, each against a real server (``python -m memorywire.service``, a
+Three parts, each against a real server (``python -m memorywire.service``, a
 subprocess on 127.0.0.1 with a port the system picks, on a store file in a
 temporary directory) and the Python client (memorywire.client.Client):
 
@@ -17,7 +17,12 @@ temporary directory) and the Python client (memorywire.client.Client):
           embedding each (100,000 x 384 by default) is written, then the
           server answers --queries vector searches (limit 10), and the script
           reports the p50 and p99 latency, the first (cold) query apart, and
-          hybrid (text + vector) searches the same way.
+          text and hybrid (text + vector) searches the same way.
+
+  tenants one Put in each of --tenants new tenants (2,000 by default), one
+          after the other, and the script reports the latency of the first
+          100 and of the last 100, so that a cost of a new tenant that grows
+          with the number of tenants shows.
 
 Every loop is bounded in count and time and stops by itself; all traffic stays
 on loopback. Numbers depend on the machine and on what else runs on it.
@@ -26,7 +31,8 @@ Usage:
 
     python bench_service.py [--clients 8] [--seconds 10] [--ops 20000]
                             [--records 100000] [--dims 384] [--queries 30]
-                            [--skip-load] [--skip-vector] [--json]
+                            [--tenants 2000] [--skip-load] [--skip-vector]
+                            [--skip-tenants] [--json]
 """
 
 from __future__ import annotations
@@ -243,6 +249,7 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             assert len(first["hits"]) == 10
             deadline = time.monotonic() + max(30.0, args.seconds * 3)
             warm: list[float] = []
+            text: list[float] = []
             hybrid: list[float] = []
             for i in range(args.queries):
                 if time.monotonic() > deadline:
@@ -252,11 +259,39 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 out = mw.search(vector=q)
                 warm.append(time.perf_counter() - t0)
                 assert len(out["hits"]) == 10
+                # "topic" is in every record, the number in about 1 %
+                t0 = time.perf_counter()
+                out = mw.search(f"topic {i % 97}")
+                text.append(time.perf_counter() - t0)
+                assert len(out["hits"]) == 10 and out["hits"][0]["score"] > 1.0
                 t0 = time.perf_counter()
                 mw.search(f"topic {i % 97}", vector=q)
                 hybrid.append(time.perf_counter() - t0)
         return {"load": load, "dims": args.dims, "cold_first_query_ms": round(cold * 1000, 1),
-                "vector_search": summary(warm), "hybrid_search": summary(hybrid)}
+                "vector_search": summary(warm), "text_search": summary(text),
+                "hybrid_search": summary(hybrid)}
+    finally:
+        server.stop()
+
+
+# -- new tenants ----------------------------------------------------------------------
+
+
+def run_tenants(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    server = Server(workdir / "tenants.sqlite3")
+    try:
+        log(f"tenants: one Put in each of {args.tenants} new tenants")
+        latencies: list[float] = []
+        deadline = time.monotonic() + max(60.0, args.seconds * 6)
+        while len(latencies) < args.tenants and time.monotonic() < deadline:
+            with Client(server.address, tenant=f"tenant-{len(latencies)}", timeout=120) as mw:
+                mw.capabilities()  # connected before the clock starts
+                t0 = time.perf_counter()
+                mw.put({"id": "f", "kind": "fact", "fact": {"text": "The user prefers window seats."}})
+                latencies.append(time.perf_counter() - t0)
+        window = min(100, max(1, len(latencies) // 2))
+        return {"tenants": len(latencies), "first": summary(latencies[:window]),
+                "last": summary(latencies[-window:])}
     finally:
         server.stop()
 
@@ -269,8 +304,10 @@ def main() -> int:
     p.add_argument("--records", type=int, default=100_000)
     p.add_argument("--dims", type=int, default=384)
     p.add_argument("--queries", type=int, default=30)
+    p.add_argument("--tenants", type=int, default=2000)
     p.add_argument("--skip-load", action="store_true")
     p.add_argument("--skip-vector", action="store_true")
+    p.add_argument("--skip-tenants", action="store_true")
     p.add_argument("--keep", metavar="DIR",
                    help="keep the vector store in DIR, and reuse it when it is there")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -284,6 +321,8 @@ def main() -> int:
             report["load"] = run_load(args, Path(tmp))
         if not args.skip_vector:
             report["vector"] = run_vector(args, Path(tmp))
+        if not args.skip_tenants:
+            report["tenants"] = run_tenants(args, Path(tmp))
     report["machine"]["load_average_after"] = os.getloadavg()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -306,9 +345,16 @@ def main() -> int:
         else:
             print(f"\nvector: {v['load']['records']} records x {v['dims']} dims (store reused)")
         print(f"  first query (builds the in-memory index): {v['cold_first_query_ms']} ms")
-        for name in ("vector_search", "hybrid_search"):
+        for name in ("vector_search", "text_search", "hybrid_search"):
             s = v[name]
             print(f"  {name:<15} {s['count']} queries: p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, "
+                  f"mean {s['mean_ms']} ms")
+    if "tenants" in report:
+        t = report["tenants"]
+        print(f"\ntenants: the first Put in each of {t['tenants']} new tenants")
+        for name in ("first", "last"):
+            s = t[name]
+            print(f"  {name:<6}{s['count']:>5} tenants: p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, "
                   f"mean {s['mean_ms']} ms")
     return 0
 

@@ -151,6 +151,76 @@ def test_text_ranking(mw: Client) -> None:
     assert len(hit_ids(mw.search('"window" AND (seat OR *) NOT x:y', limit=100))) == 23
 
 
+def bm25(tf: int, n: int, count: int, length: int, mean: float) -> float:
+    """The score of one term: BM25 with Lucene's IDF, k1 = 1.2, b = 0.75."""
+    idf = math.log(1 + (count - n + 0.5) / (n + 0.5))
+    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / mean))
+
+
+def test_text_scores_are_bm25_in_the_tenant(mw: Client) -> None:
+    mw.put([fact("a", "Apple banana."), fact("b", "Cherry."), fact("c", "Dates, dates."),
+            {"id": "e", "kind": "emotion", "emotion": {"sentiment": "positive"}}])  # no text
+    mean = (2 + 1 + 2) / 3  # over the records with text, in tokens
+    out = mw.search("apple")
+    assert hit_ids(out) == ["a"]
+    assert out["hits"][0]["text_score"] == pytest.approx(bm25(1, 1, 3, 2, mean), rel=1e-12)
+    # the terms add up; a word of the same terms ("Apples") counts once
+    out = mw.search("apples APPLE cherry banana date")
+    assert {h["record"]["id"]: h["score"] for h in out["hits"]} == pytest.approx({
+        "a": 2 * bm25(1, 1, 3, 2, mean), "b": bm25(1, 1, 3, 1, mean),
+        "c": bm25(2, 1, 3, 2, mean)}, rel=1e-12)
+    # the collection is the scope's
+    mw.put(fact("s", "apple", scope={"user": "u"}))
+    out = mw.search("apple", scope={"user": "u"})
+    assert out["hits"][0]["score"] == pytest.approx(bm25(1, 1, 1, 1, 1), rel=1e-12)
+
+
+def test_a_word_of_several_terms_matches_as_a_phrase(mw: Client) -> None:
+    # U+0305 is a letter of a word to the query, a separator to the index
+    mw.put([fact("a", "Ab cd."), fact("b", "Cd ab."), fact("c", "ab\u0305cd ef")])
+    out = mw.search("ab\u0305cd")
+    assert hit_ids(out) == ["a", "c"]
+    assert [h["score"] for h in out["hits"]] == pytest.approx(
+        [bm25(1, 2, 3, 2, 7 / 3), bm25(1, 2, 3, 3, 7 / 3)], rel=1e-12)
+
+
+def test_text_scores_are_meaningful_in_small_tenants(mw: Client) -> None:
+    mw.put([fact("w1", "The user prefers window seats."), fact("w2", "Window cleaning on Monday.")])
+    out = mw.search("window")  # a term of every record still scores clearly above 0
+    assert hit_ids(out) == ["w2", "w1"]  # the shorter first
+    assert [h["score"] for h in out["hits"]] == pytest.approx(
+        [bm25(1, 2, 2, 4, 4.5), bm25(1, 2, 2, 5, 4.5)], rel=1e-12)
+    assert out["hits"][1]["score"] > 0.1
+    out = mw.search("window seat")
+    assert hit_ids(out) == ["w1", "w2"] and out["hits"][0]["score"] > 4 * out["hits"][1]["score"]
+    # more occurrences of a term score higher, at equal lengths
+    mw.put([fact("r1", "seat seat"), fact("r2", "seat chair")])
+    scores = {h["record"]["id"]: h["score"] for h in mw.search("seat")["hits"]}
+    assert scores["r1"] > scores["r2"] > 0
+
+
+def test_text_scores_do_not_depend_on_other_tenants(connect: Any, tenant: str) -> None:
+    a: Client = connect(tenant + "-a")
+    b: Client = connect(tenant + "-b")
+    a.put([fact("f1", "The user prefers window seats."), fact("f2", "Aisle seats, please.")])
+    before = a.search("window seat")["hits"]
+    b.put([fact(f"n{i}", "window seat window seat") for i in range(50)])
+    assert a.search("window seat")["hits"] == before
+
+
+def test_text_follows_changes(mw: Client) -> None:
+    mw.put([fact("a", "The user prefers window seats."), fact("b", "The user is vegetarian.")])
+    mw.update("a", {"fact": {"text": "The user prefers aisle seats."}})
+    assert mw.search("window").get("hits") is None
+    assert hit_ids(mw.search("aisle")) == ["a"]
+    mw.delete("a", mode="hard")
+    assert mw.search("aisle").get("hits") is None
+    mw.delete("b")
+    assert mw.search("vegetarian").get("hits") is None  # a tombstone has no text
+    mw.put(fact("b", "Vegetarian again."))
+    assert hit_ids(mw.search("vegetarian")) == ["b"]
+
+
 def test_vector_ranking_is_exact_cosine(mw: Client) -> None:
     mw.put([
         fact("a", "x", embeddings=embedding([1.0, 0.0, 0.0])),

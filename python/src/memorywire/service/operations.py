@@ -179,6 +179,7 @@ class Service:
                                              for i, it in enumerate(items)))
         atomic = bool(req.get("atomic"))
         staged = bool(req.get("require_approval"))
+        self.store.analyzer.prepare(r.text_of(it["record"]) for it in items)
 
         def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
             now = r.now()
@@ -330,26 +331,41 @@ class Service:
                 include_deleted or row.status not in _NOT_SEEN_BY_GET)
 
         found: dict[str, Row] = {}
+
+        def response() -> bytes:
+            data = self.encode(response_type("Get"), self.envelope(
+                req, records=[found[i].doc for i in ids if i in found] or None,
+                missing_ids=[i for i in ids if i not in found] or None))
+            if len(data) > self.limits.max_document_bytes:
+                # Get has no pages: every identifier asked for is answered in one response.
+                raise error("DOCUMENT_TOO_LARGE", f"the records asked for take {len(data)} bytes, "
+                            f"more than the {self.limits.max_document_bytes} of one response; "
+                            "ask for fewer at a time")
+            return data
+
         if req.get("touch"):
             with self.store.write() as tx:
                 t = tx.tenant(call.tenant, create=False)
-                if t is not None:
-                    now = r.now()
-                    for row in self._rows_by_ids(tx.conn, t.num, ids):
-                        if visible(row):
-                            found[row.id] = self.touch_row(tx, row, now)
-                else:
+                if t is None:
                     tx.abandon = True
-        else:
-            num = self.store.tenant_num(call.tenant)
-            if num is not None:
-                with self.store.read() as conn:
-                    for row in self._rows_by_ids(conn, num, ids):
-                        if visible(row):
-                            found[row.id] = row
-        return self.encode(response_type("Get"), self.envelope(
-            req, records=[found[i].doc for i in ids if i in found] or None,
-            missing_ids=[i for i in ids if i not in found] or None))
+                    return response()
+                now = r.now()
+                touched = []
+                for row in self._rows_by_ids(tx.conn, t.num, ids):
+                    if visible(row):
+                        found[row.id] = self.touched_row(row, now)
+                        touched.append(found[row.id])
+                data = response()  # before the accesses are stored: a failure counts none
+                for row in touched:
+                    tx.touch(row, row.doc)
+                return data
+        num = self.store.tenant_num(call.tenant)
+        if num is not None:
+            with self.store.read() as conn:
+                for row in self._rows_by_ids(conn, num, ids):
+                    if visible(row):
+                        found[row.id] = row
+        return response()
 
     @staticmethod
     def _rows_by_ids(conn: Any, num: int, ids: list[str]) -> list[Row]:
@@ -363,16 +379,49 @@ class Service:
         return out
 
     @staticmethod
-    def touch_row(tx: WriteTx, row: Row, now: str) -> Row:
-        """Count a read of a record (lifecycle.access_count and
-        last_accessed_at): not a change."""
+    def touched_row(row: Row, now: str) -> Row:
+        """A record as a read that counts as an access leaves it
+        (lifecycle.access_count and last_accessed_at), for WriteTx.touch:
+        not a change."""
         doc = dict(row.doc)
         life = dict(doc.get("lifecycle", {}))
         life["access_count"] = int(life.get("access_count", 0)) + 1
         life["last_accessed_at"] = now
         doc["lifecycle"] = life
-        tx.touch(row, doc)
         return Row(row.rid, row.id, row.seq, row.rev, row.status, row.key, row.ns, row.pos, doc)
+
+    def page(self, method: str, req: Mapping[str, Any], field: str, item_type: str,
+             items: Sequence[Mapping[str, Any]], more: bool,
+             cursor_after: Callable[[int], str]) -> tuple[bytes, int]:
+        """The response of a page of History or Search: ``items`` in
+        ``field``, and ``next_cursor`` (``cursor_after(i)``: the cursor after
+        the item i) when more results follow. A page whose document would
+        exceed max_document_bytes is shortened to the items that fit, and
+        continues at the next cursor (operations.md section 4.5, grpc-binding.md
+        section 2.3). Returns the bytes and the number of items sent."""
+        def encode(count: int, more: bool) -> bytes:
+            return self.encode(response_type(method), self.envelope(
+                req, **{field: list(items[:count]) or None},
+                next_cursor=cursor_after(count - 1) if more and count else None))
+
+        limit = self.limits.max_document_bytes
+        data = encode(len(items), more)
+        if len(data) <= limit:
+            return data, len(items)
+        # Each item is one length-delimited field (a one-byte tag) after the envelope.
+        size = len(encode(0, False)) + 1 + len(_varint(len(cursor_after(0)))) + len(cursor_after(0))
+        enc = memorywire.protobuf.Encoder(item_type)
+        count = 0
+        for item in items:
+            n = len(enc.encode_valid(item))
+            size += 1 + len(_varint(n)) + n
+            if size > limit:
+                break
+            count += 1
+        if not count:
+            raise error("DOCUMENT_TOO_LARGE", "the next result does not fit in one response of "
+                        f"{limit} bytes")
+        return encode(count, True), count
 
     # -- History ------------------------------------------------------------------------------
 
@@ -407,13 +456,15 @@ class Service:
                 rows = [row_of(x) for x in conn.execute(
                     f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND status = 'active'{where} "
                     f"ORDER BY seq {'DESC' if descending else 'ASC'} LIMIT ?", (num, *params, limit + 1))]
-        next_cursor = None
-        if len(rows) > limit:
-            rows = rows[:limit]
-            next_cursor = cursors.encode_page(self.store.secret, call.tenant, request_digest, 0.0,
-                                              rows[-1].seq)
-        return self.encode(response_type("History"), self.envelope(
-            req, records=[x.doc for x in rows] or None, next_cursor=next_cursor))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        tenant = call.tenant
+
+        def cursor_after(i: int) -> str:
+            return cursors.encode_page(self.store.secret, tenant, request_digest, 0.0, rows[i].seq)
+
+        return self.page("History", req, "records", r.RECORD_TYPE, [x.doc for x in rows], more,
+                         cursor_after)[0]
 
     # -- Search -------------------------------------------------------------------------------
 
@@ -424,7 +475,7 @@ class Service:
         if vector is not None and not any(vector["values"]):
             raise error("INVALID_VECTOR", "the query vector has zero norm", "/vector/values")
         self.check_tenant(call.tenant, req)
-        return self.encode(response_type("Search"), search.run(self, call, req, pred))
+        return search.run(self, call, req, pred)
 
     # -- Update ---------------------------------------------------------------------------------
 
@@ -844,6 +895,7 @@ class Service:
                     self.delete_row(tx, t, row, True, None, now)
             count = 0
             for index, (msg, _) in enumerate(messages):
+                self.store.analyzer.prepare(r.text_of(x) for x in msg.get("records", ()))
                 for i, record in enumerate(msg.get("records", ())):
                     rec = r.canonical(record)
                     r.complete_scope(rec, scope, t.name)

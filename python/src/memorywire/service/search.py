@@ -1,6 +1,25 @@
-"""Search (operations.md section 9): candidates, full-text ranking with the
-FTS5 index of the tenant (BM25), vector ranking (vectors.py), fusion of the
-two (reciprocal rank fusion or weighted min-max), scores, order and paging.
+"""Search (operations.md section 9): candidates, full-text ranking (BM25 on
+the FTS5 index), vector ranking (vectors.py), fusion of the two (reciprocal
+rank fusion or weighted min-max), scores, order and paging.
+
+Full text: a record matches when its text contains a term of the query.
+The text and the query are read by the tokenizer of the index (Unicode
+words, case folded, without diacritics, Porter-stemmed), so "Seats" matches
+"seat". The ranking is Okapi BM25 with the non-negative IDF of Lucene, over
+the collection of the search: the records of the caller's tenant that have
+text and that the request's scope and statuses admit (the filter aside).
+For a record *d* and the terms *t* of the query,
+
+    idf(t) = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+    score(d) = sum over t of idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * dl(d) / avgdl))
+
+where N is the number of records of the collection, n(t) the number of them
+that contain *t*, tf(t, d) the number of occurrences of *t* in *d*, dl(d)
+the number of tokens of *d* and avgdl their mean over the collection;
+k1 = 1.2 and b = 0.75. So every match scores above 0, even on a term that
+every record contains; other things equal, a record that matches more terms,
+rarer ones or more often scores higher; and scores depend on the tenant's
+records only.
 """
 
 from __future__ import annotations
@@ -15,34 +34,62 @@ from typing import TYPE_CHECKING, Any
 
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
-from memorywire.service.store import ROW_COLUMNS, Row, row_of, scope_sql
+from memorywire.service.store import (
+    ROW_COLUMNS,
+    Analyzer,
+    Row,
+    Store,
+    rid_range,
+    row_of,
+    scope_sql,
+    term_key,
+)
 from memorywire.service.vectors import STATUS_CODES, VectorRanking, cosine
 
 if TYPE_CHECKING:
     from memorywire.service.operations import Call, Service
 
-__all__ = ["run", "text_query"]
+__all__ = ["run", "text_ranking", "text_terms"]
 
-_TERM = re.compile(r"\w+")
 _MAX_TERMS = 64
+#: A word of a full-text query: a run of letters, digits and combining
+#: marks, which the tokenizer of the index reads as one term (or, for a few
+#: rare characters, as several or none).
+WORD = re.compile(r"(?:[^\W_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+                  r"\ufe20-\ufe2f\ue000-\uf8ff])+")
+#: The parameters of BM25.
+K1 = 1.2
+B = 0.75
 #: A hit: (score, sequence, rid, text_score or None, vector_score or None).
 Hit = tuple[float, int, int, float | None, float | None]
 
 
-def text_query(text: str) -> str | None:
-    """The FTS5 query of a full-text query: any of its terms, each quoted, so
-    that the text is never read as query syntax."""
-    terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(text)))[:_MAX_TERMS]
-    if not terms:
-        return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+def text_terms(analyzer: Analyzer, text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The terms of a full-text query: its words (``WORD``), each with the
+    terms the index reads in it, at most 64, without two words of the same
+    terms (such as "seat" and "Seats")."""
+    out: dict[tuple[str, ...], str] = {}
+    for word in WORD.findall(text):
+        terms = analyzer.word(word)
+        if terms and terms not in out:
+            out[terms] = word
+            if len(out) == _MAX_TERMS:
+                break
+    return [(word, terms) for terms, word in out.items()]
+
+
+def text_query(words: Iterable[str]) -> str:
+    """The FTS5 query of the texts that contain any of some words, each
+    quoted, so that the text is never read as query syntax."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
 class _Candidates:
     """The candidates of one search: tenant, scope, status and filter."""
 
-    def __init__(self, conn: sqlite3.Connection, num: int, req: Mapping[str, Any],
+    def __init__(self, store: Store, conn: sqlite3.Connection, num: int, req: Mapping[str, Any],
                  pred: filters.Predicate | None) -> None:
+        self.store = store
         self.conn = conn
         self.num = num
         self.pred = pred
@@ -104,6 +151,25 @@ class _Candidates:
                         out[row.rid] = row.seq
         return out
 
+    def text_stats(self) -> tuple[int, int]:
+        """The number of candidates that have text, the filter left aside,
+        and the sum of their lengths in tokens; kept until the tenant changes."""
+        position = self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
+                                     (self.num,)).fetchone()[0]
+        key = (self.num, position, self.where, *self.params)
+        cache = self.store.text_stats
+        found = cache.get(key)
+        if found is None:
+            n, words = self.conn.execute(
+                "SELECT count(*), total(words) FROM records INDEXED BY records_search "
+                f"WHERE rid BETWEEN ? AND ? AND words > 0{self.where}",
+                (*rid_range(self.num), *self.params)).fetchone()
+            found = int(n), int(words)
+            if len(cache) >= 1024:
+                cache.clear()
+            cache[key] = found
+        return found
+
     def admit_all(self) -> dict[int, int]:
         """Every candidate: rid -> sequence."""
         if self.pred is None:
@@ -124,30 +190,69 @@ class _Candidates:
 # -- rankings ---------------------------------------------------------------------------
 
 
-def _text_matches(c: _Candidates, text: str) -> Iterator[tuple[float, int, int]]:
-    """(text_score, sequence, rid) of the candidates that match, best first
-    (score descending, then sequence ascending)."""
-    query = text_query(text)
-    if query is None:
-        return
-    table = f"fts_{c.num}"
-    cols = "r.rid, r.seq" if c.pred is None else ", ".join(f"r.{x.strip()}" for x in ROW_COLUMNS.split(","))
-    try:
-        cur = c.conn.execute(
-            f"SELECT m.score, {cols} FROM (SELECT rowid AS rid, -bm25({table}) AS score FROM {table} "
-            f"WHERE {table} MATCH ?) m JOIN records r ON r.rid = m.rid WHERE r.tenant = ?{c.where_r} "
-            "ORDER BY m.score DESC, r.seq ASC", (query, c.num, *c.params))
-    except sqlite3.OperationalError:
-        return
-    for values in cur:
-        score = max(float(values[0]), 1e-9)
-        if c.pred is None:
-            yield score, values[2], values[1]
+def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = None,
+                 limit: int | None = None) -> list[tuple[float, int, int]]:
+    """(text_score, sequence, rid) of the candidates that match a full-text
+    query, best first (BM25, see the module's documentation): those after a
+    cursor, and at most ``limit``.
+
+    SQLite ranks them: one query counts the records that hold each word,
+    another scores the records that hold any and sorts them, so that only
+    the results cross into Python. A record's ``terms`` tell which terms it
+    holds, and how often."""
+    terms = text_terms(c.store.analyzer, text)
+    if not terms:
+        return []
+    n_records, n_words = c.text_stats()
+    if not n_records:
+        return []
+    lo, hi = rid_range(c.num)
+    # The texts of the tenant's range of rids that hold words, within the
+    # candidates' scope and statuses.
+    matches = ("FROM texts f CROSS JOIN records r INDEXED BY records_search ON r.rid = f.rowid "
+               f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{c.where_r}")
+    counts = c.conn.execute(
+        "SELECT " + ", ".join(f"(SELECT count(*) {matches})" for _ in terms),
+        [x for word, _ in terms for x in (text_query([word]), lo, hi, *c.params)]).fetchone()
+    # The occurrences of each word in a record: those of its term, or for a
+    # word of several terms (matched as a phrase), 1 when the record holds it.
+    tfs: list[tuple[str, list[Any]]] = []
+    for word, word_terms in terms:
+        if len(word_terms) == 1:
+            key = term_key(word_terms[0])
+            tfs.append(("CAST(substr(r.terms, nullif(instr(r.terms, ?), 0) + ?, 20) AS INTEGER)",
+                        [key, len(key)]))
         else:
-            row = row_of(values[1:])
-            if c.pred(row.doc):
-                c.rows[row.rid] = row
-                yield score, row.seq, row.rid
+            tfs.append(("(SELECT 1 FROM texts WHERE texts MATCH ? AND rowid = f.rowid)",
+                        [text_query([word])]))
+    # For each term: idf(t) * (k1 + 1) / (1 + k1 * (1 - b + b * dl / avgdl) / tf).
+    parts: list[str] = []
+    params: list[Any] = []
+    a, bb = K1 * (1.0 - B), K1 * B * n_records / n_words
+    found: list[str] = []
+    for (word, _), (tf, tf_params), n in zip(terms, tfs, counts, strict=True):
+        if n:
+            weight = math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+            parts.append(f"coalesce(? / (1.0 + (? + ? * r.words) / {tf}), 0.0)")
+            params += [weight, a, bb, *tf_params]
+            found.append(word)
+    if not parts:
+        return []
+    sql = (f"SELECT score, seq, rid FROM (SELECT {' + '.join(parts)} AS score, r.seq AS seq, "
+           f"f.rowid AS rid {matches})")
+    params += [text_query(found), lo, hi, *c.params]
+    if after is not None:
+        sql += " WHERE score < ? OR (score = ? AND seq > ?)"
+        params += [after[0], after[0], after[1]]
+    sql += " ORDER BY score DESC, seq"
+    if limit is not None and c.pred is None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    ranking: list[tuple[float, int, int]] = c.conn.execute(sql, params).fetchall()
+    if c.pred is not None and ranking:
+        admitted = c.admit(rid for _, _, rid in ranking)
+        ranking = [hit for hit in ranking if hit[2] in admitted][:limit]
+    return ranking
 
 
 def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> VectorRanking:
@@ -214,7 +319,7 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
     weighted = fusion.get("method") == "weighted"
     k = int(fusion.get("rrf_k", 60))
     w = float(fusion.get("text_weight", 0.5))
-    matched = list(_text_matches(c, text))
+    matched = text_ranking(c, text)
     by_rid = {rid: (trank, ts, seq) for trank, (ts, seq, rid) in enumerate(matched, 1)}
     v_lo = v_hi = t_lo = t_hi = 0.0
     if weighted:
@@ -298,8 +403,8 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
 # -- the operation --------------------------------------------------------------------------
 
 
-def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicate | None) -> dict[str, Any]:
-    """The SearchResponse document of a checked request."""
+def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicate | None) -> bytes:
+    """The SearchResponse of a checked request."""
     assert call.tenant is not None
     store = svc.store
     request_digest = svc.digest("Search", req, ("operation_id", "cursor", "limit"))
@@ -312,17 +417,17 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
     vector = req.get("vector")
     num = store.tenant_num(call.tenant)
     if num is None:
-        return svc.envelope(req)
+        return svc.encode("memorywire.v1.SearchResponse", svc.envelope(req))
     page: list[Hit] = []
     rows: dict[int, Row] = {}
     # Only the vector index needs writes kept out: it changes when they commit.
     with store.read(locked=vector is not None) as conn:
-        c = _Candidates(conn, num, req, pred)
+        c = _Candidates(store, conn, num, req, pred)
         hits: Iterable[Hit]
         if not text and vector is None:
             hits = _plain(c, after)
         elif vector is None:
-            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in _text_matches(c, text))
+            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in text_ranking(c, text, after, limit + 1))
         elif not text:
             hits = ((vs, seq, rid, None, vs) for vs, seq, rid in _vector_ranking(svc, c, vector).iter(after))
         else:
@@ -341,32 +446,42 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
             if row is not None:
                 rows[hit[2]] = row
     more = len(page) > limit
-    page = page[:limit]
-    if req.get("touch") and page:
-        with store.write() as tx:
-            now = r.now()
-            for rid in list(rows):
-                found = tx.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?",
-                                        (rid,)).fetchone()
-                if found is None:
-                    del rows[rid]
-                else:
-                    rows[rid] = svc.touch_row(tx, row_of(found), now)
-    out = []
-    for score, _, rid, ts, vs in page:
-        row = rows.get(rid)
-        if row is None:
-            continue
-        hit_doc: dict[str, Any] = {"record": row.doc, "score": score}
-        if ts is not None:
-            hit_doc["text_score"] = ts
-        if vs is not None:
-            hit_doc["vector_score"] = vs
-        out.append(hit_doc)
-    next_cursor = None
-    if more and page:
-        next_cursor = cursors.encode_page(store.secret, call.tenant, request_digest, page[-1][0], page[-1][1])
-    return svc.envelope(req, hits=out or None, next_cursor=next_cursor)
+
+    def respond(page: list[Hit]) -> tuple[bytes, int]:
+        """The response of a page, shortened to fit in one document."""
+        docs = []
+        for score, _, rid, ts, vs in page:
+            hit_doc: dict[str, Any] = {"record": rows[rid].doc, "score": score}
+            if ts is not None:
+                hit_doc["text_score"] = ts
+            if vs is not None:
+                hit_doc["vector_score"] = vs
+            docs.append(hit_doc)
+
+        def cursor_after(i: int) -> str:
+            assert call.tenant is not None
+            return cursors.encode_page(store.secret, call.tenant, request_digest, page[i][0], page[i][1])
+
+        return svc.page("Search", req, "hits", "memorywire.v1.SearchHit", docs, more, cursor_after)
+
+    page = [hit for hit in page[:limit] if hit[2] in rows]
+    if not (req.get("touch") and page):
+        return respond(page)[0]
+    with store.write() as tx:
+        now = r.now()
+        for rid in list(rows):
+            found = tx.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?",
+                                    (rid,)).fetchone()
+            if found is None:
+                del rows[rid]
+            else:
+                rows[rid] = svc.touched_row(row_of(found), now)
+        page = [hit for hit in page if hit[2] in rows]
+        data, sent = respond(page)
+        # Only the hits sent count as accesses.
+        for hit in page[:sent]:
+            tx.touch(rows[hit[2]], rows[hit[2]].doc)
+    return data
 
 
 def _plain(c: _Candidates, after: tuple[float, int] | None) -> Iterator[Hit]:

@@ -7,6 +7,21 @@ the exclusive side of a readers-writer lock, so that the in-memory vector
 indexes change together with the tables. With ``synchronous=FULL`` a
 transaction that has committed survives the loss of the process and of the
 machine. Reads run on per-thread connections, each in its own snapshot.
+
+The ``rid`` of a record is its tenant's number times 2**32 plus its
+sequence: the records of a tenant have a range of rids of their own, in
+sequence order.
+
+Full text: one FTS5 table, ``texts``, serves every tenant. It has a row for
+each record with text (operations.md section 9.1), whose rowid is the
+record's ``rid``. A search reads the tenant's range of rowids, which FTS5
+seeks to in each list of postings, so that its cost does not grow with the
+other tenants, and a new tenant costs one row of ``tenants`` whatever the
+number of tenants. For ranking, each record keeps the number of tokens of
+its text (``words``) and its terms with their counts (``terms``), as the
+index's own tokenizer finds them (``Analyzer``). The index ``records_search``
+holds what a search reads of a record besides its document, so that it reads
+no document it does not return.
 """
 
 from __future__ import annotations
@@ -22,12 +37,16 @@ from typing import Any
 
 from memorywire.service import records as r
 from memorywire.service import vectors
+from memorywire.service.errors import error
 
-__all__ = ["RWLock", "Row", "Store", "TenantState", "WriteTx"]
+__all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "term_key"]
 
 SCHEMA_VERSION = "1"
+#: The tokenizer of the full-text index: Unicode words, case folded, without
+#: diacritics, Porter-stemmed.
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tenants (
     num INTEGER PRIMARY KEY,
@@ -37,7 +56,7 @@ CREATE TABLE IF NOT EXISTS tenants (
     pruned_through INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS records (
-    rid INTEGER PRIMARY KEY AUTOINCREMENT,
+    rid INTEGER PRIMARY KEY,
     tenant INTEGER NOT NULL,
     id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -50,11 +69,16 @@ CREATE TABLE IF NOT EXISTS records (
     s_run TEXT NOT NULL, s_task TEXT NOT NULL, s_project TEXT NOT NULL,
     r_agent TEXT NOT NULL, r_caller TEXT NOT NULL,
     pos INTEGER NOT NULL,
+    words INTEGER NOT NULL,
+    terms TEXT,
     doc BLOB NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
 CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_search ON records (
+    rid, status, seq, words, s_user, s_agent, s_session, s_run, s_task, s_project, ns, terms);
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS embeddings (
     rid INTEGER NOT NULL,
     tenant INTEGER NOT NULL,
@@ -114,6 +138,116 @@ CREATED, UPDATED, DELETED = 1, 2, 3
 CHANGE_NAMES = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
 
 ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
+#: The bits of a rid below the tenant's number: those of the sequence.
+_SEQUENCE_BITS = 32
+
+
+def term_key(term: str) -> str:
+    """What precedes the count of a term in ``records.terms``."""
+    return f"\t{term}:"
+
+
+def rid_range(num: int) -> tuple[int, int]:
+    """The first and the last rid of the records of a tenant."""
+    return num << _SEQUENCE_BITS, ((num + 1) << _SEQUENCE_BITS) - 1
+
+
+class Analyzer:
+    """The tokens of texts as the full-text index reads them: the index's
+    tokenizer, run on an in-memory FTS5 table of the analyzer's own, so that
+    token counts and terms are exactly those of the index.
+
+    ``prepare`` analyses the texts of a batch at once, ahead of the write
+    that stores them, for ``columns`` to find."""
+
+    #: The most characters of prepared texts, and query words, remembered.
+    _MEMO_CHARS = 1 << 23
+    _MEMO_WORDS = 8192
+    _BATCH = 1000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode = OFF")
+        self._conn.execute(f"CREATE VIRTUAL TABLE scratch USING fts5 (x, content = '', "
+                           f"tokenize = '{TOKENIZER}')")
+        self._conn.execute("CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab (scratch, 'instance')")
+        self._memo_lock = threading.Lock()
+        self._texts: dict[str, tuple[int, str | None]] = {}
+        self._texts_chars = 0
+        self._words: dict[str, tuple[str, ...]] = {}
+
+    def _terms(self, texts: list[str]) -> list[dict[str, int]]:
+        """The terms of each text, each with its number of occurrences."""
+        out: list[dict[str, int]] = [{} for _ in texts]
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                for start in range(0, len(texts), self._BATCH):
+                    chunk = texts[start:start + self._BATCH]
+                    conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)",
+                                     enumerate(chunk, start + 1))
+                    for doc, term in conn.execute("SELECT doc, term FROM scratch_tokens"):
+                        counts = out[doc - 1]
+                        counts[term] = counts.get(term, 0) + 1
+                    conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
+            finally:
+                conn.execute("COMMIT")
+        return out
+
+    @staticmethod
+    def _columns(terms: dict[str, int]) -> tuple[int, str | None]:
+        if not terms:
+            return 0, None
+        return sum(terms.values()), "".join(f"\t{t}:{n}" for t, n in terms.items()) + "\t"
+
+    def prepare(self, texts: Iterable[str]) -> None:
+        """Analyse texts that are about to be stored, at once."""
+        todo = list(dict.fromkeys(t for t in texts if t and t not in self._texts))
+        if not todo:
+            return
+        columns = [self._columns(x) for x in self._terms(todo)]
+        chars = sum(map(len, todo))
+        with self._memo_lock:
+            if self._texts_chars + chars > self._MEMO_CHARS:
+                self._texts.clear()
+                self._texts_chars = 0
+            for text, found in zip(todo, columns, strict=True):
+                if text not in self._texts:
+                    self._texts[text] = found
+                    self._texts_chars += len(text)
+
+    def columns(self, text: str) -> tuple[int, str | None]:
+        """``records.words`` and ``records.terms`` of a text: its number of
+        tokens, and each of its terms with its count, as ``term:count``
+        between tabs (``term_key`` finds one), or None when there are none.
+        A term holds no tab and no colon: the tokenizer reads both as
+        separators."""
+        if not text:
+            return 0, None
+        with self._memo_lock:
+            found = self._texts.pop(text, None)
+            if found is not None:
+                self._texts_chars -= len(text)
+        return found if found is not None else self._columns(self._terms([text])[0])
+
+    def word(self, word: str) -> tuple[str, ...]:
+        """The distinct terms of one word of a query, sorted: usually one,
+        none for a word the index reads no token in, several for a word it
+        splits."""
+        found = self._words.get(word)
+        if found is None:
+            found = tuple(sorted(self._terms([word])[0])) if word else ()
+            with self._memo_lock:
+                if len(self._words) >= self._MEMO_WORDS:
+                    self._words.clear()
+                self._words[word] = found
+        return found
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
 
 
 class RWLock:
@@ -233,6 +367,9 @@ class Store:
         #: exactly instead of going through the quantized index.
         self.vector_exact_threshold = vector_exact_threshold
         self.lock = RWLock()
+        self.analyzer = Analyzer()
+        #: Full-text statistics of collections, by tenant, change position and scope.
+        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
         self.changed = threading.Condition()
         self.closed = False
         self._local = threading.local()
@@ -289,6 +426,7 @@ class Store:
                 except sqlite3.Error:
                     pass
             self._connections.clear()
+            self.analyzer.close()
 
     # -- transactions --------------------------------------------------------------
 
@@ -436,8 +574,6 @@ class WriteTx:
                 return None
             num = self.conn.execute("INSERT INTO tenants (name) VALUES (?)", (name,)).lastrowid
             assert num is not None
-            self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS fts_{num} USING fts5"
-                              "(body, tokenize = 'porter unicode61 remove_diacritics 2')")
             row = (num, 0, 0, 0)
         t = TenantState(row[0], name, row[1], row[2], row[3])
         self.tenants[name] = t
@@ -471,29 +607,38 @@ class WriteTx:
 
     def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
         """Store a new record: it gets the next sequence and revision 1."""
+        if t.last_sequence + 1 >= 1 << _SEQUENCE_BITS:
+            raise error("TOO_MANY_ITEMS", f"a tenant holds fewer than 2^{_SEQUENCE_BITS} records "
+                        "in its life")
         t.last_sequence += 1
         t.dirty = True
         doc["sequence"] = t.last_sequence
         doc["revision"] = 1
-        rid = self.conn.execute(
-            "INSERT INTO records (tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, doc) "
-            "VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
-            (t.num, doc["id"], t.last_sequence, *_columns(doc), r.pack(doc))).lastrowid
-        assert rid is not None
+        text = r.text_of(doc)
+        rid = (t.num << _SEQUENCE_BITS) + t.last_sequence
+        self.conn.execute(
+            "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
+            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
+            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (rid, t.num, doc["id"], t.last_sequence, *_columns(doc),
+             *self.store.analyzer.columns(text), r.pack(doc)))
         row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
                   r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
-        self._index(t, rid, None, doc)
+        self._index(t, rid, None, doc, "", text)
         return row
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         """Store a new version of a record, with its store-maintained fields set."""
+        old_text, text = r.text_of(row.doc), r.text_of(doc)
         self.conn.execute(
             "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
             "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
             "r_caller = ?, doc = ? WHERE rid = ?",
             (doc["revision"], *_columns(doc), r.pack(doc), row.rid))
-        self._index(t, row.rid, row.doc, doc)
+        if text != old_text:
+            self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
+                              (*self.store.analyzer.columns(text), row.rid))
+        self._index(t, row.rid, row.doc, doc, old_text, text)
         return Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
                    doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
                    row.pos, doc)
@@ -505,20 +650,18 @@ class WriteTx:
     def remove(self, t: TenantState, row: Row) -> None:
         """Remove a record and everything derived from it."""
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
-        self.conn.execute(f"DELETE FROM fts_{t.num} WHERE rowid = ?", (row.rid,))
+        if r.text_of(row.doc):
+            self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
         self.touched[row.rid] = (t.num, None, row.seq, None)
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
-               new: dict[str, Any]) -> None:
-        old_text = r.text_of(old) if old is not None else ""
-        new_text = r.text_of(new)
+               new: dict[str, Any], old_text: str, new_text: str) -> None:
         if old_text != new_text:
-            if old is not None:
-                self.conn.execute(f"DELETE FROM fts_{t.num} WHERE rowid = ?", (rid,))
+            if old_text:
+                self.conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
             if new_text:
-                self.conn.execute(f"INSERT INTO fts_{t.num} (rowid, body) VALUES (?, ?)",
-                                  (rid, new_text))
+                self.conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, new_text))
         old_emb = old.get("embeddings") if old is not None else None
         new_emb = new.get("embeddings")
         quantized: list[Any] | None = None

@@ -1,0 +1,152 @@
+"""The embedded store: tenants cost the same however many there are, a
+failed call leaves nothing behind, and the full-text index is one table for
+every tenant (service/store.py)."""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memorywire.service import Service, ServiceError, Store
+from memorywire.service.operations import Call
+from memorywire.service.store import Analyzer, rid_range, term_key
+
+_ops = itertools.count()
+
+
+def request(**fields: Any) -> dict[str, Any]:
+    return {"specversion": "1.0", "operation_id": f"op-{next(_ops)}", **fields}
+
+
+def put(svc: Service, tenant: str, *records: dict[str, Any], **fields: Any) -> None:
+    fields.setdefault("items", [{"record": x} for x in records])
+    svc.put(Call(tenant), request(**fields))
+
+
+def fact(id: str, text: str) -> dict[str, Any]:
+    return {"id": id, "kind": "fact", "fact": {"text": text}}
+
+
+def test_a_new_tenant_costs_the_same_whatever_the_number_of_tenants(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "store.sqlite3"), synchronous="OFF")
+    svc = Service(store)
+    created = 0
+
+    def fill(count: int) -> None:
+        nonlocal created
+        while created < count:
+            put(svc, f"tenant-{created}", fact("f", f"Tenant {created} prefers window seats."))
+            created += 1
+
+    def first_write() -> float:
+        """The median time of the first Put in a new tenant."""
+        times = []
+        for _ in range(9):
+            started = time.perf_counter()
+            put(svc, f"tenant-{created}-new", fact("f", "The user prefers window seats."))
+            times.append(time.perf_counter() - started)
+            fill(created + 1)
+        return statistics.median(times)
+
+    try:
+        fill(10)
+        few = first_write()
+        fill(1000)
+        many = first_write()
+    finally:
+        store.close()
+    assert many < 5 * few, f"a first write takes {many * 1e3:.2f} ms at 1000 tenants, " \
+        f"{few * 1e3:.2f} ms at 10"
+
+
+def test_a_failed_call_creates_nothing() -> None:
+    store = Store(":memory:")
+    svc = Service(store)
+    put(svc, "existing", fact("f", "The user prefers window seats."))
+
+    def state() -> tuple[Any, ...]:
+        with store.read() as conn:
+            return (conn.execute("SELECT type, name FROM sqlite_master ORDER BY name").fetchall(),
+                    *(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                      for table in ("tenants", "records", "texts", "changes", "operations",
+                                    "embeddings")))
+
+    before = state()
+    call = Call("newcomer")
+    with pytest.raises(ServiceError) as e:
+        svc.update(call, request(id="f", patch={"tags": ["x"]}))
+    assert e.value.reason == "RECORD_NOT_FOUND"
+    with pytest.raises(ServiceError) as e:
+        put(svc, "newcomer", atomic=True, items=[{"record": fact("a", "window")},
+                   {"record": fact("b", "seat"), "expected_revision": 3}])
+    assert e.value.reason == "BATCH_FAILED"
+    with pytest.raises(ServiceError):
+        svc.merge(call, request(target_id="f", source_ids=["g"]))
+    assert state() == before
+    assert store.tenant_num("newcomer") is None
+
+    # A write that succeeds creates rows, never a table.
+    put(svc, "newcomer", fact("a", "window seat"))
+    after = state()
+    assert after[0] == before[0]
+    assert after[1:4] == (before[1] + 1, before[2] + 1, before[3] + 1)
+    store.close()
+
+
+def test_one_text_index_for_every_tenant() -> None:
+    store = Store(":memory:")
+    svc = Service(store)
+    for tenant in ("a", "b"):
+        put(svc, tenant, fact("f", f"{tenant} swordfish"), fact("g", "swordfish swordfish"))
+    with store.read() as conn:
+        tables = [name for name, in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")]
+        assert tables == ["texts"]
+        assert conn.execute("SELECT count(*) FROM texts").fetchone()[0] == 4
+        # The length and the terms of each text, as the index reads them.
+        assert conn.execute("SELECT id, words, terms FROM records WHERE tenant = ? ORDER BY seq",
+                            (store.tenant_num("a"),)).fetchall() == [
+            ("f", 2, "\ta:1\tswordfish:1\t"), ("g", 2, "\tswordfish:2\t")]
+    # a text that changes leaves the index with it; a hard deletion removes it
+    svc.update(Call("a"), request(id="f", patch={"fact": {"text": "a marlin"}}))
+    svc.delete(Call("a"), request(ids=["g"], mode="hard"))
+    with store.read() as conn:
+        rows = conn.execute("SELECT body, rowid FROM texts ORDER BY rowid").fetchall()
+    # each in its tenant's range of rids, which ends where the next tenant's begins
+    a, b = rid_range(store.tenant_num("a") or 0), rid_range(store.tenant_num("b") or 0)
+    assert a[1] + 1 == b[0]
+    assert [(body, a[0] <= rid <= a[1], b[0] <= rid <= b[1]) for body, rid in rows] == [
+        ("a marlin", True, False), ("b swordfish", False, True), ("swordfish swordfish", False, True)]
+    store.close()
+
+
+def test_the_analyzer_reads_text_as_the_index_does() -> None:
+    analyzer = Analyzer()
+
+    def columns(text: str) -> tuple[int, dict[str, int] | None]:
+        words, terms = analyzer.columns(text)
+        if terms is None:
+            return words, None
+        assert terms.startswith("\t") and terms.endswith("\t")
+        found = dict(x.split(":") for x in terms[1:-1].split("\t"))
+        assert all(terms.count(term_key(t)) == 1 for t in found)
+        return words, {t: int(n) for t, n in found.items()}
+
+    try:
+        assert columns("") == (0, None)
+        assert columns("The user prefers window seats; a window seat, SEATING!") == (
+            9, {"the": 1, "user": 1, "prefer": 1, "window": 2, "seat": 3, "a": 1})
+        assert columns("Été, ete; cafe\u0301 CAFÉ") == (4, {"et": 2, "cafe": 2})
+        assert columns("foo_bar 3.14 don't\t:") == (
+            6, {"foo": 1, "bar": 1, "3": 1, "14": 1, "don": 1, "t": 1})
+        assert analyzer.word("seats") == analyzer.word("seating") == ("seat",)
+        assert analyzer.word("???") == ()
+        analyzer.prepare(["one two two", "three"])
+        assert columns("one two two") == (3, {"on": 1, "two": 2})  # Porter: one -> on
+    finally:
+        analyzer.close()
