@@ -96,6 +96,31 @@ def json_depth(data: bytes, max_depth: int) -> str | None:
     return None
 
 
+class PairList(list):  # type: ignore[type-arg]
+    """An object or map read as its list of (name, value) pairs, repeats kept."""
+
+
+def find_duplicate(node: Any, ptr: str) -> str | None:
+    """The pointer of the first repeated member name in a tree read with
+    PairList for its objects and maps."""
+    if type(node) is PairList:
+        seen: set[Any] = set()
+        for k, v in node:
+            p = f"{ptr}/{escape_token(str(k))}"
+            if k in seen:
+                return p
+            seen.add(k)
+            found = find_duplicate(v, p)
+            if found:
+                return found
+    elif type(node) is list:
+        for i, v in enumerate(node):
+            found = find_duplicate(v, f"{ptr}/{i}")
+            if found:
+                return found
+    return None
+
+
 # -- MessagePack -------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from memorywire import _diagnose, _document
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import UnrepresentableError, Violation, decode_error, escape_token
+from memorywire.errors import UnrepresentableError, Violation, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
@@ -101,29 +101,9 @@ def _exact_parse(data: bytes, max_depth: int) -> Any:
         raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, max_depth) or "",
                            "the document nests too deeply") from None
     except _Duplicate:
-        pointer = _find_duplicate(_stdjson.loads(data, object_pairs_hook=lambda p: p), "") or ""
+        pointer = _diagnose.find_duplicate(_stdjson.loads(data, object_pairs_hook=_diagnose.PairList), "") or ""
         raise decode_error("DUPLICATE_KEY", pointer,
                            f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
-
-
-def _find_duplicate(node: Any, ptr: str) -> str | None:
-    if type(node) is list and node and all(type(x) is tuple and len(x) == 2 for x in node):
-        seen: set[str] = set()
-        for k, v in node:
-            p = f"{ptr}/{escape_token(k)}"
-            if k in seen:
-                return p
-            seen.add(k)
-            found = _find_duplicate(v, p)
-            if found:
-                return found
-        return None
-    if type(node) is list:
-        for i, v in enumerate(node):
-            found = _find_duplicate(v, f"{ptr}/{i}")
-            if found:
-                return found
-    return None
 
 
 def _negative_zero(node: Any, info: m.MessageInfo | None) -> Any:

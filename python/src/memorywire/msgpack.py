@@ -9,7 +9,7 @@ import msgpack as _msgpack
 
 from memorywire import _codec, _diagnose, _document
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import DecodeError, decode_error, escape_token
+from memorywire.errors import DecodeError, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
@@ -24,29 +24,6 @@ def _pairs(items: list[tuple[Any, Any]]) -> dict[Any, Any]:
     if len(out) != len(items):
         raise _Duplicate
     return out
-
-
-def _find_duplicate(node: Any, ptr: str) -> str | None:
-    if type(node) is _PairList:
-        seen: set[Any] = set()
-        for k, v in node:
-            p = f"{ptr}/{escape_token(str(k))}"
-            if k in seen:
-                return p
-            seen.add(k)
-            found = _find_duplicate(v, p)
-            if found:
-                return found
-    elif type(node) is list:
-        for i, v in enumerate(node):
-            found = _find_duplicate(v, f"{ptr}/{i}")
-            if found:
-                return found
-    return None
-
-
-class _PairList(list[tuple[Any, Any]]):
-    pass
 
 
 class Decoder:
@@ -109,8 +86,8 @@ class Decoder:
         try:
             raw = self._unpack(data, _pairs)
         except _Duplicate:
-            tree = self._unpack(data, _PairList)
-            pointer = _find_duplicate(tree, "") or ""
+            tree = self._unpack(data, _diagnose.PairList)
+            pointer = _diagnose.find_duplicate(tree, "") or ""
             raise decode_error("DUPLICATE_KEY", pointer,
                                f"the key {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
         return self.decode_object(raw)
