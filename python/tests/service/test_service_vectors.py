@@ -1,9 +1,11 @@
-"""The quantized vector index ranks exactly as comparing every record does
+"""The in-memory vector index ranks exactly as comparing every record does
 (operations.md section 9.2), and stays in step with writes."""
 
 from __future__ import annotations
 
+import math
 import random
+import sqlite3
 from array import array
 from typing import Any
 
@@ -12,7 +14,7 @@ import pytest
 import memorywire.protobuf
 from memorywire.service import Service, Store
 from memorywire.service.operations import Call
-from memorywire.service.vectors import quantize, scale_of
+from memorywire.service.vectors import Index, cosine, raw_of
 
 DIMS = 24
 
@@ -120,12 +122,102 @@ def test_index_follows_writes(pair: Any) -> None:
     assert "r6" not in ids and "r12" not in ids and ids[-1] == "new"
 
 
-def test_quantization_bounds() -> None:
-    rng = random.Random(3)
-    for dims in (1, 3, 384, 1536, 65536):
-        big_m = scale_of(dims)
-        assert dims * (2 * big_m) ** 2 < 2**32
-        v = _vec(rng, dims)
-        q = quantize(v)
-        assert q is not None and len(q[0]) == 4 * dims
-    assert quantize([0.0, -0.0]) is None
+def _f32(values: list[float]) -> list[float]:
+    return list(array("f", values))
+
+
+@pytest.mark.parametrize("dims", [1, 3, 384, 1536])
+def test_error_bound_holds(dims: int) -> None:
+    """Every approximate cosine lies within the stated bound of the exact
+    one, also for vectors whose binary32 dot products lose the most:
+    large cancellations, components of very different magnitudes."""
+    rng = random.Random(dims)
+    index = Index(dims)
+    rows = []
+    for i in range(300):
+        kind = i % 3
+        if kind == 0:
+            v = _vec(rng, dims)
+        elif kind == 1:
+            v = [rng.choice((1.0, -1.0)) * 10.0 ** rng.uniform(-12, 12) for _ in range(dims)]
+        else:
+            base = rng.gauss(0.0, 1.0)
+            v = [base * (1.0 + 1e-7 * rng.gauss(0.0, 1.0)) * (-1) ** j for j in range(dims)]
+        rows.append(_f32(v))
+    raws = [raw_of(v) for v in rows]
+    index.add(list(range(len(rows))), [1] * len(rows), list(range(len(rows))),
+              b"".join(x[0] for x in raws), [x[1] for x in raws])
+    for _ in range(5):
+        q = _f32([rng.gauss(0.0, 1.0) * 10.0 ** rng.uniform(-3, 3) for _ in range(dims)])
+        q_norm = math.sqrt(sum(x * x for x in q))
+        rids, approx, delta = index.approximate(q, frozenset({1}), None)
+        assert len(rids) == len(rows)
+        assert delta < 1e-4  # the bound is tight enough to be of use
+        for rid, a in zip(rids.tolist(), approx.tolist(), strict=True):
+            exact = cosine(q, q_norm, rows[rid])
+            assert exact is not None
+            assert abs(a - exact) <= delta
+
+
+def test_irregular_norms_rank_exactly() -> None:
+    """Embeddings too large or too small for binary32 products are compared
+    exactly; a zero embedding is never a candidate."""
+    dims = 8
+    huge = _f32([3.0e38] * dims)
+    tiny = _f32([1.0e-44, -1.0e-44] + [0.0] * (dims - 2))
+    records = [{"id": "huge", "kind": "fact", "fact": {"text": "a"},
+                "embeddings": [{"model": "m", "dimensions": dims, "values": huge}]},
+               {"id": "tiny", "kind": "fact", "fact": {"text": "b"},
+                "embeddings": [{"model": "m", "dimensions": dims, "values": tiny}]},
+               {"id": "zero", "kind": "fact", "fact": {"text": "c"},
+                "embeddings": [{"model": "m", "dimensions": dims, "values": [0.0] * dims}]}]
+    svc = Service(Store(":memory:", vector_exact_threshold=0))
+    try:
+        _put(svc, records, "irregular")
+        q = [1.0, -1.0] + [0.5] * (dims - 2)
+        hits = dict(_search(svc, vector={"model": "m", "values": q}))
+        q_norm = math.sqrt(sum(x * x for x in q))
+        assert set(hits) == {"huge", "tiny"}
+        assert hits["huge"] == cosine(q, q_norm, huge)
+        assert hits["tiny"] == cosine(q, q_norm, tiny)
+    finally:
+        svc.store.close()
+
+
+def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
+    """A store file of schema 1, whose embeddings table also held quantized
+    vectors, opens with its embeddings kept and searchable."""
+    path = str(tmp_path / "old.sqlite3")
+    v = _f32([1.0, 2.0, 3.0])
+    svc = Service(Store(path))
+    _put(svc, [{"id": "a", "kind": "fact", "fact": {"text": "a"},
+                "embeddings": [{"model": "m", "dimensions": 3, "values": v}]}], "old")
+    svc.store.close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("ALTER TABLE embeddings RENAME TO e2")
+        conn.execute("DROP INDEX embeddings_rid")
+        conn.execute("DROP INDEX embeddings_group")
+        conn.execute("CREATE TABLE embeddings (rid INTEGER NOT NULL, tenant INTEGER NOT NULL, model TEXT NOT NULL, "
+                     "dims INTEGER NOT NULL, qv BLOB NOT NULL, scale REAL NOT NULL, qsum INTEGER NOT NULL, "
+                     "err REAL NOT NULL, raw BLOB NOT NULL, norm REAL NOT NULL)")
+        conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, x'00', 1.0, 0, 0.0, raw, norm FROM e2")
+        conn.execute("DROP TABLE e2")
+        conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+        conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    conn.close()
+    for threshold in (0, 10):
+        svc = Service(Store(path, vector_exact_threshold=threshold))
+        try:
+            assert _search(svc, vector={"model": "m", "values": v}) == [("a", 1.0)]
+            columns = [x[1] for x in svc.store._writer.execute("PRAGMA table_info(embeddings)")]
+            assert columns == ["rid", "tenant", "model", "dims", "raw", "norm"]
+        finally:
+            svc.store.close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    conn.close()
+    with pytest.raises(ValueError, match="schema version 99"):
+        Store(path)

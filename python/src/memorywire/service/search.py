@@ -32,6 +32,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
 from memorywire.service.store import (
@@ -274,8 +276,12 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
         return None if best is None else (best, row.seq)
 
     store = svc.store
-    count = c.conn.execute("SELECT count(*) FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
-                           (c.num, model, dims)).fetchone()[0]
+    index = store.vectors.loaded(c.num, model, dims)
+    if index is not None:
+        count = len(index)
+    else:
+        count = c.conn.execute("SELECT count(*) FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
+                               (c.num, model, dims)).fetchone()[0]
     if count <= store.vector_exact_threshold:
         rids = [x[0] for x in c.conn.execute(
             "SELECT DISTINCT rid FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
@@ -285,8 +291,9 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
             found = exact(rid)
             if found is not None:
                 scores[rid] = found[0]
-        return VectorRanking(scores, 0.0, exact)
-    index = store.vectors.get(c.conn, c.num, model, dims)
+        return VectorRanking(np.fromiter(scores, dtype=np.int64, count=len(scores)),
+                             np.fromiter(scores.values(), dtype=np.float64, count=len(scores)), 0.0, exact)
+    index = index or store.vectors.get(c.conn, c.num, model, dims)
 
     def indexed(rid: int) -> tuple[float, int] | None:
         return index.exact(rid, q, q_norm)
@@ -294,11 +301,11 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
     if c.everything:
         assert c.statuses is not None
         codes = frozenset(STATUS_CODES[s] for s in c.statuses)
-        approx, delta = index.approximate(q, None, codes)
+        rids_found, approx, delta = index.approximate(q, codes, None)
     else:
-        allowed = set(c.admit(index.slots))
-        approx, delta = index.approximate(q, lambda rid, st: rid in allowed, None)
-    return VectorRanking(approx, delta, indexed)
+        allowed = np.fromiter(c.admit(index.slots), dtype=np.int64)
+        rids_found, approx, delta = index.approximate(q, None, np.sort(allowed))
+    return VectorRanking(rids_found, approx, delta, indexed)
 
 
 def _normalise(score: float, lo: float, hi: float) -> float:
@@ -352,7 +359,7 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
         if text_hit is not None:
             part, ts = text_part(text_hit[0], text_hit[1]), text_hit[1]
             seq = text_hit[2]
-        if rid in vector.approx:
+        if rid in vector:
             if text_hit is None:
                 found = vector.exact(rid)
                 assert found is not None

@@ -41,10 +41,20 @@ from memorywire.service.errors import error
 
 __all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "term_key"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 #: The tokenizer of the full-text index: Unicode words, case folded, without
 #: diacritics, Porter-stemmed.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+#: The embeddings of the vector index: binary32 bytes, little-endian, and norm.
+_EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    raw BLOB NOT NULL,
+    norm REAL NOT NULL
+)"""
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -79,18 +89,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE
 CREATE INDEX IF NOT EXISTS records_search ON records (
     rid, status, seq, words, s_user, s_agent, s_session, s_run, s_task, s_project, ns, terms);
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZER}');
-CREATE TABLE IF NOT EXISTS embeddings (
-    rid INTEGER NOT NULL,
-    tenant INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    dims INTEGER NOT NULL,
-    qv BLOB NOT NULL,
-    scale REAL NOT NULL,
-    qsum INTEGER NOT NULL,
-    err REAL NOT NULL,
-    raw BLOB NOT NULL,
-    norm REAL NOT NULL
-);
+{_EMBEDDINGS};
 CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
 CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
 CREATE TABLE IF NOT EXISTS changes (
@@ -364,7 +363,7 @@ class Store:
         self.change_retention_seconds = change_retention_seconds
         self.operation_retention_seconds = operation_retention_seconds
         #: Below this many candidates a vector search compares every one
-        #: exactly instead of going through the quantized index.
+        #: exactly instead of going through the in-memory index.
         self.vector_exact_threshold = vector_exact_threshold
         self.lock = RWLock()
         self.analyzer = Analyzer()
@@ -384,6 +383,13 @@ class Store:
         with self._writer:
             self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (os.urandom(32),))
+        version = self._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
+        if version == "1":
+            self._migrate_from_1()
+        elif version != SCHEMA_VERSION:
+            self._writer.close()
+            raise ValueError(f"the store {path} has schema version {version}; this version of "
+                             f"memorywire reads version {SCHEMA_VERSION} and upgrades version 1")
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -392,6 +398,25 @@ class Store:
             self.positions[num] = pos
             self.pruned[num] = pruned
         self.vectors = vectors.Indexes(self)
+
+    def _migrate_from_1(self) -> None:
+        """Version 1 kept a quantized copy of every embedding as well."""
+        conn = self._writer
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("ALTER TABLE embeddings RENAME TO embeddings_1")
+            conn.execute("DROP INDEX embeddings_rid")
+            conn.execute("DROP INDEX embeddings_group")
+            conn.execute(_EMBEDDINGS)
+            conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, raw, norm FROM embeddings_1")
+            conn.execute("DROP TABLE embeddings_1")
+            conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+            conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     # -- connections ------------------------------------------------------------
 
@@ -553,7 +578,8 @@ class WriteTx:
         self.tenants: dict[str, TenantState] = {}
         #: Records changed in this transaction, for the vector indexes:
         #: rid -> (tenant, status or None when removed, sequence, embeddings
-        #: (quantized and raw) or None when they did not change).
+        #: (model, dimensions, binary32 bytes, norm) or None when they did
+        #: not change).
         self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
         self.changed_tenants: set[int] = set()
         #: Set to roll back at the end of the block without an exception.
@@ -664,22 +690,21 @@ class WriteTx:
                 self.conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, new_text))
         old_emb = old.get("embeddings") if old is not None else None
         new_emb = new.get("embeddings")
-        quantized: list[Any] | None = None
+        indexed: list[Any] | None = None
         if old is None or old_emb != new_emb:
             if old_emb:
                 self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
-            quantized = []
+            indexed = []
             for model, dims, values in r.embedding_values(new):
-                q = vectors.quantize(values)
-                if q is not None:
-                    raw, norm = vectors.raw_of(values)
-                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                      (rid, t.num, model, dims, *q, raw, norm))
-                    quantized.append((model, dims, q, raw, norm))
+                raw, norm = vectors.raw_of(values)
+                if norm > 0.0:  # a zero vector is never compared (operations.md section 9.2)
+                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                                      (rid, t.num, model, dims, raw, norm))
+                    indexed.append((model, dims, raw, norm))
         prev = self.touched.get(rid)
-        if quantized is None and prev is not None and prev[3] is not None:
-            quantized = prev[3]
-        self.touched[rid] = (t.num, r.status(new), int(new["sequence"]), quantized)
+        if indexed is None and prev is not None and prev[3] is not None:
+            indexed = prev[3]
+        self.touched[rid] = (t.num, r.status(new), int(new["sequence"]), indexed)
 
     # -- the change log -------------------------------------------------------------
 

@@ -1,20 +1,14 @@
-"""Exact vector search without native dependencies.
+"""Exact vector search on in-memory binary32 matrices.
 
-Each embedding is kept twice: bit-exact in its record, and quantized in the
-``embeddings`` table: the unit vector scaled so that its largest component
-is M, rounded to integers and offset by M, so that every component is an
-unsigned integer below 2M, with M chosen so that a dot product of two such
-vectors fits in 32 bits.
-
-In memory, the quantized vectors of one (tenant, model, dimensions) group
-are held in blocks, and each block column-wise as Python integers in which
-every record has a 32-bit slot: multiplying a column by one query component
-and adding up the columns computes the integer dot products of the whole
-block at once (SIMD within a register, on arbitrary-precision integers).
-That gives an approximate cosine for every embedding together with a bound
-on its error; the exact cosine (binary64 arithmetic on the binary32 values,
-operations.md section 9.2) is then computed only for the records whose bound
-lets them reach the results, so that the ranking is exact.
+Each embedding is kept twice: bit-exact in its record, and as its binary32
+values with its norm in the ``embeddings`` table. In memory, the embeddings
+of one (tenant, model, dimensions) group are the rows of binary32 matrices,
+in blocks. A query multiplies every block by the unit query vector in
+binary32 (one BLAS matrix-vector product each), which gives every embedding
+an approximate cosine together with a proven bound on its error (see
+``error_bound``). The exact cosine (binary64 arithmetic on the binary32
+values, operations.md section 9.2) is then computed only for the records
+whose bound lets them reach the results, so that the ranking is exact.
 """
 
 from __future__ import annotations
@@ -23,50 +17,42 @@ import heapq
 import math
 import operator
 import sqlite3
-import sys
 import threading
-from array import array
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["Indexes", "VectorRanking", "cosine", "quantize", "STATUS_CODES"]
+import numpy as np
+import numpy.typing as npt
 
-BLOCK = 4096
-_LITTLE = sys.byteorder == "little"
+__all__ = ["Indexes", "VectorRanking", "cosine", "error_bound", "raw_of", "STATUS_CODES"]
+
+#: Rows of one block: the unit of a matrix-vector product and of growth.
+BLOCK = 8192
 STATUS_CODES = {"active": 1, "pending_approval": 2, "archived": 3, "deleted": 4, "rejected": 5}
+#: Embeddings whose norm lies outside [2**-60, 2**60] are compared exactly
+#: on every query: in binary32 their products could overflow, or lose their
+#: relative precision to underflow.
+_REGULAR = (2.0**-60, 2.0**60)
+_F32 = np.dtype("<f4")
 
-assert array("I").itemsize == 4
-
-
-def scale_of(dims: int) -> int:
-    """M: the greatest component of a quantized vector, such that the dot
-    product of two vectors of components 0..2M fits in 32 bits."""
-    return max(1, math.isqrt((2**32 - 1) // dims) // 2)
-
-
-Quantized = tuple[bytes, float, int, float]
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
 
 
-def quantize(values: list[float]) -> Quantized | None:
-    """(components, scale, sum of the signed components, Euclidean norm of
-    the quantization error of the unit vector) of a vector, or None for a
-    vector of zero norm."""
-    norm = math.sqrt(sum(map(operator.mul, values, values)))
-    if norm == 0.0:
-        return None
-    d = len(values)
-    big_m = scale_of(d)
-    unit = [x / norm for x in values]
-    top = max(map(abs, unit))
-    f = big_m / top
-    ints = [min(big_m, max(-big_m, round(x * f))) for x in unit]
-    comps = array("I", [i + big_m for i in ints])
-    if not _LITTLE:
-        comps.byteswap()
-    scale = top / big_m
-    error = math.sqrt(sum((x - i * scale) ** 2 for x, i in zip(unit, ints, strict=True)))
-    return comps.tobytes(), scale, sum(ints), error
+def error_bound(dims: int) -> float:
+    """A bound on |approximate - exact| cosine for one regular embedding.
+
+    With u = 2**-24 the unit roundoff of binary32 and γ = d·u / (1 - d·u), a
+    dot product of d terms computed in binary32, in any order and with or
+    without fused multiply-add, errs by at most γ·Σ|qᵢeᵢ| ≤ γ·|q|·|e|; the
+    rounding of the unit query vector to binary32 adds u·|e|, and underflow
+    at most d·2**-149 against a norm of at least 2**-60. The binary64 steps
+    (the division by the norm, and the exact cosine itself) stay far below
+    the last term.
+    """
+    u = 2.0**-24
+    gamma = dims * u / (1.0 - dims * u)
+    return gamma * (1.0 + u) + u + dims * 2.0**-89 + 1e-12
 
 
 def cosine(q: list[float], q_norm: float, e: list[float]) -> float | None:
@@ -82,196 +68,159 @@ def cosine(q: list[float], q_norm: float, e: list[float]) -> float | None:
 def raw_of(values: list[float]) -> tuple[bytes, float]:
     """The binary32 bytes (little-endian) of a vector and its norm, as
     cosine() computes it."""
-    raw = array("f", values)
-    norm = math.sqrt(sum(map(operator.mul, raw, raw)))
-    if not _LITTLE:
-        raw.byteswap()
-    return raw.tobytes(), norm
+    raw = np.asarray(values, dtype=_F32)
+    widened = raw.tolist()
+    return raw.tobytes(), math.sqrt(sum(map(operator.mul, widened, widened)))
 
 
 class _Block:
-    __slots__ = ("cols", "dims", "max_error", "n", "norms", "offs", "raw", "rids", "rows", "scales",
-                 "seqs", "status")
+    """Up to BLOCK embeddings: their rows and what a query needs of them."""
 
-    def __init__(self, dims: int) -> None:
-        self.dims = dims
+    __slots__ = ("matrix", "n", "inv", "norms", "rids", "seqs", "status")
+
+    def __init__(self, dims: int, capacity: int) -> None:
         self.n = 0
-        self.rows = array("I")
-        self.rids = array("q")
-        self.status = bytearray()
-        self.offs = array("q")
-        self.scales = array("d")
-        self.seqs = array("q")
-        self.raw = array("f")
-        self.norms = array("d")
-        self.cols: list[int] | None = None
-        self.max_error = 0.0
+        self.matrix = np.empty((capacity, dims), dtype=np.float32)
+        self.rids = np.empty(capacity, dtype=np.int64)  # -1 once removed
+        self.status = np.empty(capacity, dtype=np.uint8)
+        self.seqs = np.empty(capacity, dtype=np.int64)
+        self.norms = np.empty(capacity, dtype=np.float64)
+        self.inv = np.empty(capacity, dtype=np.float64)  # 1 / norm, 0 when irregular
 
-    def add(self, rid: int, status: int, seq: int, q: Quantized, raw: bytes, norm: float,
-            big_m: int) -> int:
-        comps, scale, qsum, err = q
-        values = array("f")
-        values.frombytes(raw)
-        if not _LITTLE:
-            values.byteswap()
-        self.raw.extend(values)
-        self.norms.append(norm)
-        self.seqs.append(seq)
-        row = array("I")
-        row.frombytes(comps)
-        if not _LITTLE:
-            row.byteswap()
-        self.rows.extend(row)
-        self.rids.append(rid)
-        self.status.append(status)
-        self.offs.append(big_m * qsum + self.dims * big_m * big_m)
-        self.scales.append(scale)
-        self.max_error = max(self.max_error, err)
-        self.cols = None
-        self.n += 1
-        return self.n - 1
+    def _reserve(self, extra: int) -> None:
+        need = self.n + extra
+        capacity = len(self.rids)
+        if need <= capacity:
+            return
+        capacity = min(BLOCK, max(need, 2 * capacity))
+        for name in ("matrix", "rids", "status", "seqs", "norms", "inv"):
+            old = getattr(self, name)
+            new = np.empty((capacity, *old.shape[1:]), dtype=old.dtype)
+            new[:self.n] = old[:self.n]
+            setattr(self, name, new)
 
-    def bulk(self, rows: list[tuple[Any, ...]], big_m: int) -> None:
-        """Add many embeddings at once: (rid, status, seq, components, scale,
-        sum, error, raw, norm) each."""
-        comps = array("I")
-        comps.frombytes(b"".join(x[3] for x in rows))
-        raw = array("f")
-        raw.frombytes(b"".join(x[7] for x in rows))
-        if not _LITTLE:
-            comps.byteswap()
-            raw.byteswap()
-        self.rows.extend(comps)
-        self.raw.extend(raw)
-        self.rids.extend(x[0] for x in rows)
-        self.status.extend(STATUS_CODES.get(x[1], 1) for x in rows)
-        self.seqs.extend(x[2] for x in rows)
-        self.scales.extend(x[4] for x in rows)
-        base = self.dims * big_m * big_m
-        self.offs.extend(big_m * x[5] + base for x in rows)
-        self.max_error = max(self.max_error, max(x[6] for x in rows))
-        self.norms.extend(x[8] for x in rows)
-        self.cols = None
-        self.n += len(rows)
-
-    def columns(self) -> list[int]:
-        cols = self.cols
-        if cols is None:
-            d, rows = self.dims, self.rows
-            cols = []
-            for i in range(d):
-                col = rows[i::d]
-                if not _LITTLE:
-                    col.byteswap()
-                cols.append(int.from_bytes(col.tobytes(), "little"))
-            self.cols = cols
-            if self.n >= BLOCK:
-                self.rows = array("I")  # a full block takes no more rows
-        return cols
+    def extend(self, rids: list[int], status: list[int], seqs: list[int], raw: bytes,
+               norms: list[float]) -> range:
+        """Append embeddings; return their positions."""
+        k = len(rids)
+        self._reserve(k)
+        start, end = self.n, self.n + k
+        self.matrix[start:end] = np.frombuffer(raw, dtype=_F32).reshape(k, -1)
+        self.rids[start:end] = rids
+        self.status[start:end] = status
+        self.seqs[start:end] = seqs
+        nv = np.asarray(norms, dtype=np.float64)
+        self.norms[start:end] = nv
+        regular = (nv >= _REGULAR[0]) & (nv <= _REGULAR[1])
+        self.inv[start:end] = np.divide(1.0, nv, out=np.zeros(k), where=regular)
+        self.n = end
+        return range(start, end)
 
 
 class Index:
-    """The quantized embeddings of one (tenant, model, dimensions) group."""
+    """The embeddings of one (tenant, model, dimensions) group."""
 
     def __init__(self, dims: int) -> None:
         self.dims = dims
-        self.big_m = scale_of(dims)
         self.blocks: list[_Block] = []
+        #: rid -> the (block, position) of each of its embeddings.
         self.slots: dict[int, list[tuple[_Block, int]]] = {}
+        #: Records with more than one embedding in the group.
+        self.multi: set[int] = set()
+        #: Embeddings of a norm outside the regular range.
+        self.irregular: set[tuple[int, int]] = set()
         self.dead = 0
 
     def __len__(self) -> int:
         return len(self.slots)
 
-    def add(self, rid: int, status: str, seq: int, q: Quantized, raw: bytes, norm: float) -> None:
-        if not self.blocks or self.blocks[-1].n >= BLOCK:
-            self.blocks.append(_Block(self.dims))
-        block = self.blocks[-1]
-        pos = block.add(rid, STATUS_CODES.get(status, 1), seq, q, raw, norm, self.big_m)
-        self.slots.setdefault(rid, []).append((block, pos))
-
-    def bulk(self, rows: list[tuple[Any, ...]]) -> None:
-        """Add up to a block of embeddings, read from the store, as a new block."""
-        block = _Block(self.dims)
-        block.bulk(rows, self.big_m)
-        self.blocks.append(block)
-        for pos, x in enumerate(rows):
-            self.slots.setdefault(x[0], []).append((block, pos))
-
-    def exact(self, rid: int, q: list[float], q_norm: float) -> tuple[float, int] | None:
-        """(exact cosine, sequence) of a record: its best embedding, as
-        cosine() computes it."""
-        best, seq, d = None, 0, self.dims
-        for block, pos in self.slots.get(rid, ()):
-            norm = block.norms[pos]
-            if norm == 0.0:
-                continue
-            c = sum(map(operator.mul, q, block.raw[pos * d:(pos + 1) * d])) / (q_norm * norm)
-            c = -1.0 if c < -1.0 else 1.0 if c > 1.0 else c
-            if best is None or c > best:
-                best, seq = c, block.seqs[pos]
-        return None if best is None else (best, seq)
+    def add(self, rids: list[int], status: list[int], seqs: list[int], raw: bytes,
+            norms: list[float]) -> None:
+        """Append embeddings: their records, statuses, sequences, the
+        concatenated binary32 bytes of their values, and their norms."""
+        done = 0
+        while done < len(rids):
+            if not self.blocks or self.blocks[-1].n >= BLOCK:
+                self.blocks.append(_Block(self.dims, min(BLOCK, max(64, len(rids) - done))))
+            block = self.blocks[-1]
+            k = min(BLOCK - block.n, len(rids) - done)
+            row = 4 * self.dims
+            positions = block.extend(rids[done:done + k], status[done:done + k], seqs[done:done + k],
+                                     raw[done * row:(done + k) * row], norms[done:done + k])
+            for rid, pos, norm in zip(rids[done:done + k], positions, norms[done:done + k], strict=True):
+                found = self.slots.setdefault(rid, [])
+                if found:
+                    self.multi.add(rid)
+                found.append((block, pos))
+                if not _REGULAR[0] <= norm <= _REGULAR[1]:
+                    self.irregular.add((id(block), pos))
+            done += k
 
     def remove(self, rid: int) -> None:
         for block, pos in self.slots.pop(rid, ()):
             block.rids[pos] = -1
+            self.irregular.discard((id(block), pos))
             self.dead += 1
+        self.multi.discard(rid)
 
     def set_status(self, rid: int, status: str) -> None:
         code = STATUS_CODES.get(status, 1)
         for block, pos in self.slots.get(rid, ()):
             block.status[pos] = code
 
-    def approximate(self, q: list[float], keep: Callable[[int, int], bool] | None,
-                    statuses: frozenset[int] | None) -> tuple[dict[int, float], float]:
-        """Approximate cosines of the kept embeddings, the greatest per
-        record, and a bound on the error of every one of them."""
-        norm = math.sqrt(sum(map(operator.mul, q, q)))
-        big_m, d = self.big_m, self.dims
-        unit = [x / norm for x in q]
-        top = max(map(abs, unit))
-        f = big_m / top
-        ints = [min(big_m, max(-big_m, round(x * f))) for x in unit]
-        qb = [i + big_m for i in ints]
-        base = big_m * sum(ints)
-        fq = top / big_m
-        # |q.e - a.b| <= |q| |e - b| + |q - a| |b| for the unit vectors q, e and
-        # their reconstructions a, b, where |e - b| is each embedding's error.
-        q_error = math.sqrt(sum((x - i * fq) ** 2 for x, i in zip(unit, ints, strict=True)))
-        out: dict[int, float] = {}
-        delta = 0.0
+    def exact(self, rid: int, q: list[float], q_norm: float) -> tuple[float, int] | None:
+        """(exact cosine, sequence) of a record: its best embedding, as
+        cosine() computes it."""
+        best, seq = None, 0
+        for block, pos in self.slots.get(rid, ()):
+            norm = float(block.norms[pos])
+            c = sum(map(operator.mul, q, block.matrix[pos].tolist())) / (q_norm * norm)
+            c = -1.0 if c < -1.0 else 1.0 if c > 1.0 else c
+            if best is None or c > best:
+                best, seq = c, int(block.seqs[pos])
+        return None if best is None else (best, seq)
+
+    def approximate(self, q: list[float], statuses: frozenset[int] | None,
+                    allowed: Ints | None) -> tuple[Ints, Floats, float]:
+        """The records among the candidates (of the given statuses, or of
+        the sorted rids ``allowed``), the approximate cosine of each (of its
+        best embedding), and the bound on the error of every one of them."""
+        qv = np.asarray(q, dtype=np.float64)
+        q_norm = math.sqrt(sum(map(operator.mul, q, q)))
+        unit = (qv / q_norm).astype(np.float32)
+        table = np.zeros(256, dtype=bool)
+        if statuses is not None:
+            table[list(statuses)] = True
+        rid_parts: list[Ints] = []
+        score_parts: list[Floats] = []
         for block in self.blocks:
             n = block.n
             if n == 0:
                 continue
-            cols = block.columns()
-            total = sum(map(operator.mul, qb, cols))
-            vals = array("I")
-            vals.frombytes(total.to_bytes(4 * n, "little"))
-            if not _LITTLE:
-                vals.byteswap()
-            if keep is None and statuses is not None:
-                pairs = [(rid, (v - o - base) * sc) for v, o, sc, rid, st in
-                         zip(vals, block.offs, block.scales, block.rids, block.status, strict=True)
-                         if rid >= 0 and st in statuses]
+            rids = block.rids[:n]
+            if statuses is not None:
+                keep = table[block.status[:n]] & (rids >= 0)
             else:
-                assert keep is not None
-                pairs = [(rid, (v - o - base) * sc) for v, o, sc, rid, st in
-                         zip(vals, block.offs, block.scales, block.rids, block.status, strict=True)
-                         if rid >= 0 and keep(rid, st)]
-            if not pairs:
-                continue
-            for rid, a in pairs:
-                a *= fq
-                prev = out.get(rid)
-                if prev is None or a > prev:
-                    out[rid] = a
-            delta = max(delta, block.max_error + (1.0 + block.max_error) * q_error)
-        # rounding of the float arithmetic on either side
-        delta += 1e-9 + d * 1e-15
-        return out, delta
-
-
+                assert allowed is not None
+                keep = np.isin(rids, allowed)
+            with np.errstate(all="ignore"):  # irregular rows may overflow; they are replaced below
+                scores = (block.matrix[:n] @ unit).astype(np.float64) * block.inv[:n]
+            if self.irregular:
+                for pos in np.flatnonzero(keep & (block.inv[:n] == 0.0)).tolist():
+                    found = self.exact(int(rids[pos]), q, q_norm)
+                    scores[pos] = found[0] if found is not None else -np.inf
+            rid_parts.append(rids[keep])
+            score_parts.append(scores[keep])
+        all_rids = np.concatenate(rid_parts) if rid_parts else np.empty(0, dtype=np.int64)
+        approx = np.concatenate(score_parts) if score_parts else np.empty(0, dtype=np.float64)
+        if self.multi and len(all_rids):
+            # One entry per record: its greatest approximate cosine.
+            order = np.lexsort((-approx, all_rids))
+            sorted_rids = all_rids[order]
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = sorted_rids[1:] != sorted_rids[:-1]
+            all_rids, approx = sorted_rids[first], approx[order][first]
+        return all_rids, approx, error_bound(self.dims)
 
 
 class Indexes:
@@ -282,6 +231,10 @@ class Indexes:
         self._store = store
         self._by_key: dict[tuple[int, str, int], Index] = {}
         self._build = threading.Lock()
+
+    def loaded(self, tenant: int, model: str, dims: int) -> Index | None:
+        """The index of a group if it is in memory."""
+        return self._by_key.get((tenant, model, dims))
 
     def get(self, conn: sqlite3.Connection, tenant: int, model: str, dims: int) -> Index:
         """The index of a group; call with writes kept out (a locked read)."""
@@ -294,7 +247,7 @@ class Indexes:
             if index is None:
                 index = Index(dims)
                 cur = conn.execute(
-                    "SELECT e.rid, r.status, r.seq, e.qv, e.scale, e.qsum, e.err, e.raw, e.norm "
+                    "SELECT e.rid, r.status, r.seq, e.raw, e.norm "
                     "FROM embeddings e JOIN records r ON r.rid = e.rid "
                     "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
                     (tenant, model, dims))
@@ -302,7 +255,8 @@ class Indexes:
                     rows = cur.fetchmany(BLOCK)
                     if not rows:
                         break
-                    index.bulk(rows)
+                    index.add([x[0] for x in rows], [STATUS_CODES.get(x[1], 1) for x in rows],
+                              [x[2] for x in rows], b"".join(x[3] for x in rows), [x[4] for x in rows])
                 self._by_key[key] = index
         return index
 
@@ -310,19 +264,20 @@ class Indexes:
         """Bring the loaded indexes up to date after a commit."""
         if not self._by_key:
             return
-        for rid, (tenant, status, seq, quantized) in touched.items():
+        for rid, (tenant, status, seq, embeddings) in touched.items():
             for (num, model, dims), index in list(self._by_key.items()):
                 if num != tenant:
                     continue
                 if status is None:
                     index.remove(rid)
-                elif quantized is None:
+                elif embeddings is None:
                     index.set_status(rid, status)
                 else:
                     index.remove(rid)
-                    for m, d, q, raw, norm in quantized:
+                    code = STATUS_CODES.get(status, 1)
+                    for m, d, raw, norm in embeddings:
                         if m == model and d == dims:
-                            index.add(rid, status, seq, q, raw, norm)
+                            index.add([rid], [code], [seq], raw, [norm])
                 if index.dead > BLOCK and index.dead > len(index):
                     del self._by_key[(num, model, dims)]  # rebuilt on next use
 
@@ -332,22 +287,63 @@ class VectorRanking:
     vector candidates in order of exact score descending, then sequence
     ascending, computed lazily from approximations within ``delta``."""
 
-    def __init__(self, approx: dict[int, float], delta: float,
+    def __init__(self, rids: Ints, approx: Floats, delta: float,
                  exact: Callable[[int], tuple[float, int] | None]) -> None:
+        self.rids = rids
         self.approx = approx
         self.delta = delta
         self._exact = exact
         self._cache: dict[int, tuple[float, int] | None] = {}
-        self._sorted: tuple[list[float], list[int]] | None = None
+        self._positions: dict[int, int] | None = None
+        self._sorted: tuple[Floats, list[int]] | None = None
 
     def __len__(self) -> int:
-        return len(self.approx)
+        return len(self.rids)
+
+    def _position(self, rid: int) -> int | None:
+        if self._positions is None:
+            self._positions = dict(zip(self.rids.tolist(), range(len(self.rids)), strict=True))
+        return self._positions.get(rid)
+
+    def __contains__(self, rid: object) -> bool:
+        return isinstance(rid, int) and self._position(rid) is not None
+
+    def approx_of(self, rid: int) -> float:
+        pos = self._position(rid)
+        if pos is None:
+            raise KeyError(rid)
+        return float(self.approx[pos])
 
     def exact(self, rid: int) -> tuple[float, int] | None:
         """(score, sequence) of a candidate."""
-        if rid not in self._cache:
-            self._cache[rid] = self._exact(rid) if rid in self.approx else None
-        return self._cache[rid]
+        try:
+            return self._cache[rid]
+        except KeyError:
+            found = self._cache[rid] = self._exact(rid)
+            return found
+
+    def _descending(self) -> Iterator[tuple[float, int]]:
+        """(approximate score, rid) of every candidate, greatest first:
+        sorted in growing slices, so that a query that needs only the first
+        few sorts only a few."""
+        if self._sorted is not None:
+            values, rids = self._sorted
+            yield from zip(reversed(values.tolist()), reversed(rids), strict=True)
+            return
+        left = len(self.approx)
+        work = -self.approx  # a copy: taken entries become +inf
+        size = 32
+        while left:
+            if size >= left // 4:
+                idx = np.argsort(work, kind="stable")[:left]
+            else:
+                idx = np.argpartition(work, size - 1)[:size]
+                idx = idx[np.argsort(work[idx], kind="stable")]
+            values = (-work[idx]).tolist()
+            work[idx] = np.inf
+            left -= len(idx)
+            yield from zip(values, self.rids[idx].tolist(), strict=True)
+            size *= 8
 
     def __iter__(self) -> Iterator[tuple[float, int, int]]:
         return self.iter()
@@ -356,13 +352,14 @@ class VectorRanking:
         """(score, sequence, rid) in ranking order, after a (score, sequence)
         position when one is given."""
         delta = self.delta
-        pending = [(-(a + delta), rid) for rid, a in self.approx.items()]
-        heapq.heapify(pending)
+        stream = self._descending()
+        upcoming = next(stream, None)
         ready: list[tuple[float, int, int]] = []
         while True:
-            while pending and (not ready or -pending[0][0] >= -ready[0][0]):
-                neg_upper, rid = heapq.heappop(pending)
-                if after is not None and -neg_upper - 2 * delta > after[0]:
+            while upcoming is not None and (not ready or upcoming[0] + delta >= -ready[0][0]):
+                a, rid = upcoming
+                upcoming = next(stream, None)
+                if after is not None and a - delta > after[0]:
                     continue  # certainly ranked before the position
                 found = self.exact(rid)
                 if found is None:
@@ -376,23 +373,24 @@ class VectorRanking:
             neg, seq, rid = heapq.heappop(ready)
             yield -neg, seq, rid
 
-    def order(self) -> tuple[list[float], list[int]]:
+    def order(self) -> tuple[Floats, list[int]]:
         """Approximate scores in ascending order, and their candidates."""
         if self._sorted is None:
-            pairs = sorted((a, rid) for rid, a in self.approx.items())
-            self._sorted = ([a for a, _ in pairs], [rid for _, rid in pairs])
+            idx = np.argsort(self.approx, kind="stable")
+            self._sorted = (self.approx[idx], self.rids[idx].tolist())
         return self._sorted
 
     def rank_bounds(self, rid: int) -> tuple[int, int]:
         """Bounds on the rank of a candidate, from the approximations alone."""
         values, _ = self.order()
-        a = self.approx[rid]
-        lo = len(values) - bisect_right(values, a + 2 * self.delta) + 1
-        hi = len(values) - bisect_left(values, a - 2 * self.delta)
+        a = self.approx_of(rid)
+        n = len(values)
+        lo = n - int(np.searchsorted(values, a + 2 * self.delta, side="right")) + 1
+        hi = n - int(np.searchsorted(values, a - 2 * self.delta, side="left"))
         return lo, hi
 
     def score_bounds(self, rid: int) -> tuple[float, float]:
-        a = self.approx[rid]
+        a = self.approx_of(rid)
         return max(-1.0, a - self.delta), min(1.0, a + self.delta)
 
     def rank(self, rid: int) -> int:
@@ -402,8 +400,8 @@ class VectorRanking:
             raise KeyError(rid)
         score, seq = found
         values, rids = self.order()
-        lo = bisect_left(values, score - self.delta)
-        hi = bisect_right(values, score + self.delta)
+        lo = int(np.searchsorted(values, score - self.delta, side="left"))
+        hi = int(np.searchsorted(values, score + self.delta, side="right"))
         above = len(values) - hi
         for i in range(lo, hi):
             other = rids[i]
@@ -420,6 +418,6 @@ class VectorRanking:
         if best is None:
             return None
         values, rids = self.order()
-        hi = bisect_right(values, values[0] + 2 * self.delta)
+        hi = int(np.searchsorted(values, values[0] + 2 * self.delta, side="right"))
         scores = [s[0] for s in (self.exact(x) for x in rids[:hi]) if s is not None]
         return (min(scores) if scores else best[0]), best[0]
