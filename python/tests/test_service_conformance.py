@@ -9,7 +9,10 @@ separate package that does not import memorywire):
 * the reference service passes every required and recommended scenario;
 * every deliberately broken service (conformance/testees/broken_service, a
   proxy in front of the reference service with one fault) is caught: the run
-  exits 1 with at least one failed scenario that the reference passes.
+  exits 1 with at least one failed scenario that the reference passes;
+* the reference service with mutual TLS and bearer tokens passes too, the
+  runner connecting with ``--tls-ca``, ``--tls-cert``/``--tls-key`` and
+  ``--token-file``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from tls_helpers import Pki, make_pki
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_SRC = ROOT / "conformance" / "python" / "src"
@@ -128,6 +132,29 @@ def reference() -> Iterator[str]:
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def secured_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pki, Path]]:
+    """The reference service with mutual TLS and a tokens file; its address,
+    the certificates and a file holding a token that covers every tenant."""
+    directory = tmp_path_factory.mktemp("secured")
+    pki = make_pki(directory / "pki")
+    (directory / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*", "Just-One.2": ["x"]}),
+                                           "utf-8")
+    (directory / "token").write_text("Every-Tenant.1\n", "utf-8")
+    code = ("import sys; from memorywire.service.server import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store", ":memory:",
+                      "--quiet", "--max-workers", "64", "--tls-cert", str(pki.server_cert),
+                      "--tls-key", str(pki.server_key), "--tls-client-ca", str(pki.client_ca),
+                      "--tokens", str(directory / "tokens.json")], "stderr")
+    try:
+        match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
+                                START_TIMEOUT)
+        yield match.group(1), pki, directory / "token"
+    finally:
+        server.stop()
+
+
 class Run:
     """One run of the service suite: the process, its JSON report, its time."""
 
@@ -220,3 +247,24 @@ def test_broken_service_is_caught(fault: str, broken_runs: dict[str, Run],
     assert failed >= 1
     # Caught by a scenario that the reference service passes.
     assert run.ids("failed") - reference_run.ids("failed"), f"the fault {fault} is not caught"
+
+
+def test_reference_service_with_tls_and_tokens(secured_reference: tuple[str, Pki, Path],
+                                               tmp_path: Path) -> None:
+    """The runner reaches the service over mutual TLS with a token, and the
+    scenarios pass: those that send metadata of their own (a missing or
+    malformed tenant) still get the token, so they test the tenant."""
+    target, pki, token = secured_reference
+    tls = ("--tls-ca", str(pki.ca), "--tls-cert", str(pki.client_cert), "--tls-key",
+           str(pki.client_key))
+    run = Run(target, tmp_path / "secured", *tls, "--token-file", str(token))
+    passed, failed, _ = run.counts()
+    assert run.done.returncode == 0 and failed == 0, run.done.stdout[-6000:]
+    assert passed >= 60
+    assert "(mutual TLS; bearer token)" in run.done.stdout
+    # Without the token, or without the client certificate, nothing runs.
+    anonymous = Run(target, tmp_path / "anonymous", *tls, "--case", "Required.Service.Tenancy.*")
+    assert anonymous.done.returncode == 2 and "UNAUTHENTICATED" in anonymous.done.stderr
+    no_cert = Run(target, tmp_path / "no-cert", "--tls-ca", str(pki.ca), "--token-file", str(token),
+                  "--timeout", "2")
+    assert no_cert.done.returncode == 2 and "cannot be used" in no_cert.done.stderr

@@ -29,17 +29,32 @@ Example::
         stream.cancel()                             # a disconnect ...
         for event in mw.watch(cursor=first["cursor"], max_events=1):
             print(event["type"], event["record"]["id"])   # ... resumed: f2, nothing repeated
+
+Over TLS, with a bearer token (grpc-binding.md section 3.2)::
+
+    from memorywire.client import Client, tls_credentials
+
+    with Client("memory.example.com:443", tenant="acme", token=token,
+                credentials=tls_credentials(ca="ca.pem")) as mw:
+        ...
+
+``tls_credentials(ca, cert, key)`` trusts the CA certificates of ``ca``
+(the system's roots without it) and, for mutual TLS, presents the client
+certificate ``cert`` with its key ``key``. A token is sent only over TLS,
+or over a plain channel to loopback or a Unix domain socket.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
 
 import memorywire.protobuf
+from memorywire._transport import is_local
 from memorywire.errors import MemorywireError
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
@@ -49,7 +64,7 @@ from memorywire.service.errors import (
     from_error_document,
 )
 
-__all__ = ["Client", "ServiceError", "WatchStream"]
+__all__ = ["Client", "ServiceError", "WatchStream", "tls_credentials"]
 
 SPECVERSION = "1.0"
 SERVICE = "memorywire.v1.MemoryService"
@@ -61,6 +76,33 @@ Doc = dict[str, Any]
 def _tenant_value(tenant: str) -> str:
     return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x25 else f"%{b:02X}"
                    for b in tenant.encode("utf-8"))
+
+
+def _pem(source: str | Path | bytes | None, what: str) -> bytes | None:
+    """PEM bytes as they are, or the bytes of a file (a str or Path)."""
+    if source is None or isinstance(source, bytes):
+        return source
+    try:
+        return Path(source).read_bytes()
+    except OSError as e:
+        raise ValueError(f"cannot read the {what} {source}: {e.strerror or e}") from None
+
+
+def tls_credentials(ca: str | Path | bytes | None = None, cert: str | Path | bytes | None = None,
+                    key: str | Path | bytes | None = None) -> grpc.ChannelCredentials:
+    """Channel credentials for TLS, for ``Client(credentials=...)``.
+
+    ``ca``: the PEM certificates of the authorities that sign the service's
+    certificate; without it, the system's root certificates. ``cert`` and
+    ``key``: for mutual TLS, the client's PEM certificate chain and its
+    unencrypted private key (both or neither). Each is PEM bytes, or the
+    path of a PEM file (a str or Path). ValueError for an unreadable file or
+    a certificate without its key."""
+    if (cert is None) != (key is None):
+        raise ValueError("a client certificate needs its private key, and a key its certificate")
+    return grpc.ssl_channel_credentials(root_certificates=_pem(ca, "CA certificates"),
+                                        private_key=_pem(key, "private key"),
+                                        certificate_chain=_pem(cert, "certificate chain"))
 
 
 def service_error(e: grpc.RpcError) -> ServiceError:
@@ -140,14 +182,20 @@ class WatchStream:
 
 class Client:
     """A client of a memorywire service at ``target`` (``"host:port"``),
-    acting for ``tenant``. ``credentials`` are gRPC channel credentials
-    (TLS); without them the channel is plain, for loopback. ``token`` is
-    sent as ``authorization: Bearer <token>``. ``timeout`` is the deadline
-    of every call but Watch, in seconds."""
+    acting for ``tenant``. ``credentials`` are gRPC channel credentials,
+    such as :func:`tls_credentials`; without them the channel is plain, for
+    loopback. ``token`` is sent as ``authorization: Bearer <token>``, and
+    only over TLS or to a target on this machine (loopback or a Unix domain
+    socket): a token with a plain channel to any other target is a
+    ValueError (grpc-binding.md section 3.2). ``timeout`` is the deadline of
+    every call but Watch, in seconds."""
 
     def __init__(self, target: str, *, tenant: str | None = None,
                  credentials: grpc.ChannelCredentials | None = None, token: str | None = None,
                  timeout: float | None = 60.0, options: Sequence[tuple[str, Any]] = ()) -> None:
+        if token is not None and credentials is None and not is_local(target):
+            raise ValueError(f"a token is sent only over TLS: {target} is not on this machine and "
+                             "the channel has no credentials (credentials=tls_credentials(...))")
         opts = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), *options]
         if credentials is not None:

@@ -170,7 +170,7 @@ def test_client_docstring_example(target: str, tenant: str, capsys) -> None:  # 
     import memorywire.client
 
     doc = memorywire.client.__doc__ or ""
-    example = doc.split("Example::", 1)[1]
+    example = doc.split("Example::", 1)[1].split("\n\nOver TLS", 1)[0]
     code = "\n".join(line[4:] for line in example.splitlines())
     code = code.replace('"127.0.0.1:50051"', repr(target)).replace('tenant="acme"', f"tenant={tenant!r}")
     namespace: dict[str, object] = {}

@@ -316,3 +316,28 @@ def test_search_scope(mw: Client) -> None:
     assert hit_ids(mw.search(vector=q, scope={"namespace": ["m"]})) == ["a", "b"]
     assert hit_ids(mw.search(vector=q, scope={"namespace": ["m", "u"]})) == []
     assert hit_ids(mw.search(vector=q, filter=cmp("/scope/user", "eq", "u1"))) == ["a"]
+
+
+def test_pages_of_common_and_rare_words_equal_the_full_ranking(mw: Client) -> None:
+    """A page of a query that mixes a word every record holds with rarer ones
+    is the front of the complete ranking, whatever the service skips to find
+    it (operations.md section 9.1), and so are the pages after it."""
+    words = ["alpha", "beta", "gamma", "delta"]
+    mw.put([fact(f"n{i}", f"topic {' '.join(words[j] for j in range(4) if (i >> j) & 1 and i % (j + 2) == 0)} "
+                           f"{'topic ' * (i % 3)}item {i}") for i in range(300)])
+    everything = cmp("/kind", "eq", "fact")  # a filter: every candidate is ranked, none skipped
+    for text in ("topic alpha", "topic gamma delta", "topic item", "alpha beta gamma delta topic", "topic"):
+        full = mw.search(text, filter=everything, limit=1000)["hits"]
+        assert full
+        for limit in (1, 5, 10, 50):
+            out = mw.search(text, limit=limit)
+            assert [(h["record"]["id"], h["score"]) for h in out["hits"]] == \
+                [(h["record"]["id"], h["score"]) for h in full[:limit]]
+        paged: list[dict[str, Any]] = []
+        out = mw.search(text, limit=7)
+        while True:
+            paged += out["hits"]
+            if not out.get("next_cursor"):
+                break
+            out = mw.search(text, limit=7, cursor=out["next_cursor"])
+        assert [h["record"]["id"] for h in paged] == [h["record"]["id"] for h in full]

@@ -6,6 +6,7 @@
     memorywire-conformance service --target HOST:PORT [--tenant-prefix P]
         [--level required|recommended] [--strict] [--case GLOB ...] [--known-failures FILE]
         [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
+        [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--token-file FILE]
     memorywire-conformance check-vectors [--vectors DIR] [--spec DIR]
 
 Exit status of ``codec``: 0 when no case failed unexpectedly and no
@@ -19,8 +20,13 @@ last line ``codec`` prints, when it runs the cases, is
 ``service`` runs the scenarios of the service level against a running
 ``memorywire.v1.MemoryService``, each in a fresh tenant of its own. Its exit
 statuses are those of ``codec``, the service taking the testee's place: 2 when
-it cannot be reached or does not answer GetCapabilities. Its last line is the
-same.
+it cannot be reached or does not answer GetCapabilities, or when a TLS or token
+option cannot be used. Its last line is the same. ``--tls-ca`` (or ``--tls``,
+for the system's root certificates) connects over TLS, ``--tls-cert`` and
+``--tls-key`` present a client certificate (mutual TLS), and ``--token-file``
+sends the bearer token the file holds on every call; the token must cover
+every tenant, since each scenario runs in a fresh one. A token is sent over a
+plain channel only to a target on this machine (loopback, a Unix socket).
 
 Exit status of ``check-vectors``: 0 without a problem, 1 when the vectors or
 the spec sections they cite have a problem, 2 on a usage error or when the
@@ -164,6 +170,17 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
                               "life of one stream (default 10)")
     service.add_argument("--verbose", "-v", action="store_true",
                          help="show every failure in detail and the skipped scenarios")
+    service.add_argument("--tls", action="store_true",
+                         help="connect over TLS, trusting the system's root certificates")
+    service.add_argument("--tls-ca", metavar="FILE",
+                         help="connect over TLS, trusting the PEM CA certificates of FILE")
+    service.add_argument("--tls-cert", metavar="FILE",
+                         help="mutual TLS: the PEM client certificate to present (with --tls-key)")
+    service.add_argument("--tls-key", metavar="FILE",
+                         help="the PEM private key of --tls-cert, unencrypted")
+    service.add_argument("--token-file", metavar="FILE",
+                         help="send the bearer token FILE holds (authorization: Bearer TOKEN) on "
+                              "every call; it must cover every tenant")
 
     check = subparser("check-vectors", "Check the vector files: the meta-schema, unique "
                                        "case ids, and that every cited spec section exists.")

@@ -3,6 +3,11 @@ Search, bound to one tenant and one request, and positions in the change
 order of a tenant, bound to the tenant. Each carries a MAC under the store's
 secret, so that a cursor of another tenant, another request or another store,
 and one a caller made up, is rejected before anything is read.
+
+A paging cursor also carries the time it was issued, under the MAC: the
+service stops accepting it ``Paging.ttl`` seconds later (CURSOR_EXPIRED).
+A Watch cursor carries no time: it stays valid while the change it names is
+kept (watch.py).
 """
 
 from __future__ import annotations
@@ -11,11 +16,33 @@ import base64
 import binascii
 import hashlib
 import hmac
+import math
 import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from memorywire.service.errors import error
 
-__all__ = ["decode_page", "decode_position", "encode_page", "encode_position"]
+__all__ = ["DEFAULT_PAGE_TTL", "Paging", "decode_page", "decode_position", "encode_page",
+           "encode_position"]
+
+#: How long a paging cursor stays valid by default, in seconds: a day.
+DEFAULT_PAGE_TTL = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How long paging cursors stay valid, in seconds (None: for ever), and
+    the clock that dates them (seconds since the epoch)."""
+
+    ttl: float | None = DEFAULT_PAGE_TTL
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        if self.ttl is not None and not (self.ttl > 0 and math.isfinite(self.ttl)):
+            raise ValueError(f"the life of a paging cursor is a positive number of seconds, not {self.ttl}")
+
 
 _MAC = 16
 
@@ -60,24 +87,34 @@ def decode_position(secret: bytes, tenant: str, cursor: str, pointer: str = "/cu
     return int(struct.unpack(">Q", payload)[0])
 
 
-def encode_page(secret: bytes, tenant: str, request_digest: bytes, score: float, sequence: int) -> str:
+def encode_page(secret: bytes, tenant: str, request_digest: bytes, score: float, sequence: int,
+                paging: Paging) -> str:
     """The cursor of a page of a History or Search: the (score, sequence) of
-    the last result of the previous page, bound to the request."""
-    payload = struct.pack(">dQ", score, sequence)
+    the last result of the previous page and the time of issue (whole
+    seconds, rounded up), bound to the request."""
+    issued = min(max(math.ceil(paging.clock()), 0), 2**64 - 1)
+    payload = struct.pack(">dQQ", score, sequence, issued)
     return "c1." + _b64(payload + _mac(secret, tenant, b"page" + request_digest, payload))
 
 
-def decode_page(secret: bytes, tenant: str, request_digest: bytes, cursor: str) -> tuple[float, int]:
+def decode_page(secret: bytes, tenant: str, request_digest: bytes, cursor: str,
+                paging: Paging) -> tuple[float, int]:
+    """The (score, sequence) a paging cursor names: INVALID_CURSOR unless the
+    store issued it for the tenant and the request; then CURSOR_EXPIRED when
+    it is older than ``paging.ttl``."""
     if not cursor.startswith("c1."):
         raise _invalid("/cursor")
     try:
         raw = _unb64(cursor[3:])
     except (binascii.Error, ValueError):
         raise _invalid("/cursor") from None
-    if len(raw) != 16 + _MAC:
+    if len(raw) != 24 + _MAC:
         raise _invalid("/cursor")
-    payload, mac = raw[:16], raw[16:]
+    payload, mac = raw[:24], raw[24:]
     if not hmac.compare_digest(mac, _mac(secret, tenant, b"page" + request_digest, payload)):
         raise _invalid("/cursor")
-    score, seq = struct.unpack(">dQ", payload)
+    score, seq, issued = struct.unpack(">dQQ", payload)
+    if paging.ttl is not None and paging.clock() - issued > paging.ttl:
+        raise error("CURSOR_EXPIRED", f"the cursor has expired: the paging cursors of this service "
+                    f"are valid for {paging.ttl:g} seconds; start again without a cursor", "/cursor")
     return float(score), int(seq)

@@ -10,6 +10,7 @@ ServiceError (or the codec's MemorywireError).
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,11 +71,17 @@ class Call:
 class Service:
     """The operations of memorywire on a store."""
 
-    def __init__(self, store: Store, *, limits: Limits = DEFAULT_LIMITS, strict: bool = False) -> None:
+    def __init__(self, store: Store, *, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
+                 page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.limits = limits
         #: Validate every response document before it is sent.
         self.strict = strict
+        #: The paging cursors of History and Search expire ``page_cursor_ttl``
+        #: seconds after they are issued (None: never), by ``clock`` (seconds
+        #: since the epoch); operations.md section 4.5 asks for at least an hour.
+        self.paging = cursors.Paging(page_cursor_ttl, clock)
 
     # -- documents ------------------------------------------------------------------
 
@@ -431,7 +438,8 @@ class Service:
         request_digest = self.digest("History", req, ("operation_id", "cursor", "limit"))
         after = None
         if req.get("cursor"):
-            after = cursors.decode_page(self.store.secret, call.tenant, request_digest, req["cursor"])[1]
+            after = cursors.decode_page(self.store.secret, call.tenant, request_digest, req["cursor"],
+                                        self.paging)[1]
         limit = req.get("limit") or 100
         descending = req.get("order") == "descending"
         where, params = scope_sql(req.get("scope"))
@@ -461,7 +469,8 @@ class Service:
         tenant = call.tenant
 
         def cursor_after(i: int) -> str:
-            return cursors.encode_page(self.store.secret, tenant, request_digest, 0.0, rows[i].seq)
+            return cursors.encode_page(self.store.secret, tenant, request_digest, 0.0, rows[i].seq,
+                                       self.paging)
 
         return self.page("History", req, "records", r.RECORD_TYPE, [x.doc for x in rows], more,
                          cursor_after)[0]

@@ -153,6 +153,27 @@ class _Candidates:
                         out[row.rid] = row.seq
         return out
 
+    def term_counts(self, words: list[str], matches: str) -> list[int]:
+        """The number of candidates that hold each word, the filter left
+        aside; kept until the tenant changes."""
+        position = self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
+                                     (self.num,)).fetchone()[0]
+        cache = self.store.term_counts
+        keys = [(self.num, position, self.where, *self.params, word) for word in words]
+        known = {key: cache.get(key) for key in keys}
+        missing = [word for word, key in zip(words, keys, strict=True) if known[key] is None]
+        if missing:
+            lo, hi = rid_range(self.num)
+            counts = self.conn.execute(
+                "SELECT " + ", ".join(f"(SELECT count(*) {matches})" for _ in missing),
+                [x for word in missing for x in (text_query([word]), lo, hi, *self.params)]).fetchone()
+            if len(cache) + len(missing) > 4096:
+                cache.clear()
+            for word, n in zip(missing, counts, strict=True):
+                key = (self.num, position, self.where, *self.params, word)
+                known[key] = cache[key] = int(n)
+        return [int(known[key] or 0) for key in keys]
+
     def text_stats(self) -> tuple[int, int]:
         """The number of candidates that have text, the filter left aside,
         and the sum of their lengths in tokens; kept until the tenant changes."""
@@ -213,9 +234,7 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     # candidates' scope and statuses.
     matches = ("FROM texts f CROSS JOIN records r INDEXED BY records_search ON r.rid = f.rowid "
                f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{c.where_r}")
-    counts = c.conn.execute(
-        "SELECT " + ", ".join(f"(SELECT count(*) {matches})" for _ in terms),
-        [x for word, _ in terms for x in (text_query([word]), lo, hi, *c.params)]).fetchone()
+    counts = c.term_counts([word for word, _ in terms], matches)
     # The occurrences of each word in a record: those of its term, or for a
     # word of several terms (matched as a phrase), 1 when the record holds it.
     tfs: list[tuple[str, list[Any]]] = []
@@ -232,25 +251,48 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     params: list[Any] = []
     a, bb = K1 * (1.0 - B), K1 * B * n_records / n_words
     found: list[str] = []
+    weights: list[float] = []
     for (word, _), (tf, tf_params), n in zip(terms, tfs, counts, strict=True):
         if n:
             weight = math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
             parts.append(f"coalesce(? / (1.0 + (? + ? * r.words) / {tf}), 0.0)")
             params += [weight, a, bb, *tf_params]
             found.append(word)
+            weights.append(weight)
     if not parts:
         return []
-    sql = (f"SELECT score, seq, rid FROM (SELECT {' + '.join(parts)} AS score, r.seq AS seq, "
-           f"f.rowid AS rid {matches})")
-    params += [text_query(found), lo, hi, *c.params]
-    if after is not None:
-        sql += " WHERE score < ? OR (score = ? AND seq > ?)"
-        params += [after[0], after[0], after[1]]
-    sql += " ORDER BY score DESC, seq"
-    if limit is not None and c.pred is None:
-        sql += " LIMIT ?"
-        params.append(limit)
-    ranking: list[tuple[float, int, int]] = c.conn.execute(sql, params).fetchall()
+
+    def ranked(words: list[str]) -> list[tuple[float, int, int]]:
+        """The ranking of the records that hold any of ``words``, scored on
+        every term of the query."""
+        sql = (f"SELECT score, seq, rid FROM (SELECT {' + '.join(parts)} AS score, r.seq AS seq, "
+               f"f.rowid AS rid {matches})")
+        args = [*params, text_query(words), lo, hi, *c.params]
+        if after is not None:
+            sql += " WHERE score < ? OR (score = ? AND seq > ?)"
+            args += [after[0], after[0], after[1]]
+        sql += " ORDER BY score DESC, seq"
+        if limit is not None and c.pred is None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return c.conn.execute(sql, args).fetchall()
+
+    if limit is not None and c.pred is None and len(found) > 1:
+        # MaxScore: a term adds less than idf(t) * (k1 + 1) to any score, so
+        # a record that holds only common terms, whose bounds add up to
+        # little, cannot reach a page that the records holding a rarer term
+        # fill with greater scores. Rank those first; all only if needed.
+        bounds = sorted(zip(weights, found, strict=True))
+        cap = 0.25 * bounds[-1][0]
+        common, total = 0, 0.0
+        while common < len(bounds) - 1 and total + bounds[common][0] <= cap:
+            total += bounds[common][0]
+            common += 1
+        if common:
+            ranking = ranked([word for _, word in bounds[common:]])
+            if len(ranking) == limit and ranking[-1][0] > total:
+                return ranking
+    ranking = ranked(found)
     if c.pred is not None and ranking:
         admitted = c.admit(rid for _, _, rid in ranking)
         ranking = [hit for hit in ranking if hit[2] in admitted][:limit]
@@ -417,7 +459,7 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
     request_digest = svc.digest("Search", req, ("operation_id", "cursor", "limit"))
     after: tuple[float, int] | None = None
     if req.get("cursor"):
-        after = cursors.decode_page(store.secret, call.tenant, request_digest, req["cursor"])
+        after = cursors.decode_page(store.secret, call.tenant, request_digest, req["cursor"], svc.paging)
     limit = req.get("limit") or 10
     min_score = req.get("min_score")
     text = req.get("text") or ""
@@ -467,7 +509,8 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
 
         def cursor_after(i: int) -> str:
             assert call.tenant is not None
-            return cursors.encode_page(store.secret, call.tenant, request_digest, page[i][0], page[i][1])
+            return cursors.encode_page(store.secret, call.tenant, request_digest, page[i][0], page[i][1],
+                                       svc.paging)
 
         return svc.page("Search", req, "hits", "memorywire.v1.SearchHit", docs, more, cursor_after)
 

@@ -5,20 +5,27 @@ the memorywire ``Error`` in ``grpc-status-details-bin``, health checking,
 server reflection, graceful shutdown and structured JSON logs on stderr.
 
 Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | --store :memory:]``
-or ``python -m memorywire.service.server``.
+or ``python -m memorywire.service.server``; ``--tls-cert`` and ``--tls-key``
+turn on TLS, ``--tls-client-ca`` mutual TLS, and ``--tokens FILE`` bearer
+tokens (grpc-binding.md section 3.2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import signal
+import ssl
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent import futures
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
 import grpc
@@ -27,9 +34,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 import memorywire
 import memorywire.protobuf
+from memorywire._transport import is_local
 from memorywire.errors import MemorywireError
 from memorywire.limits import DEFAULT_LIMITS, Limits
-from memorywire.service import operations
+from memorywire.service import cursors, operations
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
     GRPC_CODES,
@@ -40,7 +48,7 @@ from memorywire.service.errors import (
 from memorywire.service.operations import Call, Service
 from memorywire.service.store import Store
 
-__all__ = ["MemoryServer", "SERVICE_NAME", "main", "parse_tenant"]
+__all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
 SERVICE_NAME = "memorywire.v1.MemoryService"
 TENANT_KEY = "memorywire-tenant"
@@ -48,6 +56,9 @@ SPECVERSION_KEY = "memorywire-specversion"
 _REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "./memorywire.sqlite3"
+#: The shortest life of a paging cursor that ``memorywire serve`` accepts
+#: (operations.md section 4.5: at least one hour).
+MIN_CURSOR_TTL = 3600
 
 
 class _Status(NamedTuple):
@@ -121,23 +132,178 @@ def encode_tenant(tenant: str) -> str:
                    for b in tenant.encode("utf-8"))
 
 
+# -- transport security and credentials -------------------------------------------------------
+
+_PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
+_PEM_PRIVATE_KEY = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )?PRIVATE KEY-----")
+#: A bearer token (RFC 6750 section 2.1, b64token).
+_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+
+
+@dataclass(frozen=True)
+class Tls:
+    """The TLS of a server, in PEM: its certificate chain and private key,
+    and, for mutual TLS, the certificates of the authorities that sign the
+    client certificates it accepts; with ``client_ca`` a client without such
+    a certificate cannot connect."""
+
+    cert_chain: bytes
+    private_key: bytes = field(repr=False)
+    client_ca: bytes | None = None
+
+    @property
+    def mutual(self) -> bool:
+        return self.client_ca is not None
+
+    @classmethod
+    def from_files(cls, cert_chain: str | Path, private_key: str | Path,
+                   client_ca: str | Path | None = None) -> Tls:
+        """Read and check the PEM files; ValueError naming the file and the
+        problem: unreadable, no PEM certificate or key, an encrypted key, a
+        key that is not the certificate's."""
+        cert = _read_pem(cert_chain, "TLS certificate", _PEM_CERTIFICATE, "PEM certificate")
+        key = _read_pem(private_key, "TLS private key", _PEM_PRIVATE_KEY, "PEM private key")
+        if b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in key or b"Proc-Type: 4,ENCRYPTED" in key:
+            raise ValueError(f"the TLS private key {private_key} is encrypted; the service needs "
+                             "it unencrypted (keep the file readable by the service only)")
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        try:
+            context.load_cert_chain(cert_chain, private_key, password=lambda: b"")
+        except ssl.SSLError as e:
+            why = ("the key is not the certificate's" if e.reason == "KEY_VALUES_MISMATCH"
+                   else e.reason or str(e))
+            raise ValueError(f"the TLS certificate {cert_chain} and private key {private_key} "
+                             f"cannot be used together: {why}") from None
+        ca = None
+        if client_ca is not None:
+            ca = _read_pem(client_ca, "TLS client CA", _PEM_CERTIFICATE, "PEM certificate")
+            try:
+                ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_verify_locations(
+                    cadata=ca.decode("ascii", "replace"))
+            except ssl.SSLError as e:
+                raise ValueError(f"the TLS client CA {client_ca} holds no usable certificate: "
+                                 f"{e.reason or e}") from None
+        return cls(cert, key, ca)
+
+    def server_credentials(self) -> grpc.ServerCredentials:
+        return grpc.ssl_server_credentials([(self.private_key, self.cert_chain)],
+                                           root_certificates=self.client_ca,
+                                           require_client_auth=self.client_ca is not None)
+
+
+def _read_pem(path: str | Path, what: str, marker: bytes | re.Pattern[bytes], kind: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ValueError(f"cannot read the {what} {path}: {e.strerror or e}") from None
+    found = marker.search(data) if isinstance(marker, re.Pattern) else marker in data
+    if not found:
+        raise ValueError(f"the {what} {path} holds no {kind}")
+    return data
+
+
+def load_tokens(path: str | Path) -> dict[str, frozenset[str] | None]:
+    """The bearer tokens of a tokens file: a JSON object that maps each
+    token to the list of tenants it covers, or to ``"*"`` for every tenant::
+
+        {"3kq0Rj2vUoWbH8aX": ["acme", "globex"], "Zc1NfLw7pQe4Ty9s": "*"}
+
+    ValueError naming the problem (never a token: entries are named by their
+    position): an unreadable file, bad JSON, another shape, a token given
+    twice, a token that is empty or not of the characters of RFC 6750, a
+    token that covers no tenant, a tenant name that is empty or longer than
+    256 code points."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise ValueError(f"cannot read the tokens file {path}: {why}") from None
+    shape = ('an object that maps each bearer token to a list of tenant names or to "*" '
+             '(every tenant)')
+
+    class Twice(Exception):
+        pass
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise Twice
+            out[key] = value
+        return out
+
+    try:
+        doc = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"the tokens file {path} is not JSON: {e.msg} at line {e.lineno} "
+                         f"column {e.colno}") from None
+    except Twice:
+        raise ValueError(f"the tokens file {path} gives a token twice") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"the tokens file {path} holds {type(doc).__name__ if doc is not None else 'null'}"
+                         f", not {shape}")
+    if not doc:
+        raise ValueError(f"the tokens file {path} holds no token; it holds {shape}")
+    tokens: dict[str, frozenset[str] | None] = {}
+    for number, (token, covers) in enumerate(doc.items(), start=1):
+        where = f"the tokens file {path}, entry {number}"
+        if not token:
+            raise ValueError(f"{where}: the token is empty")
+        if not _TOKEN.fullmatch(token):
+            raise ValueError(f"{where}: a token is made of the characters A-Z a-z 0-9 - . _ ~ + / "
+                             "and may end in = (RFC 6750 section 2.1)")
+        if covers == "*":
+            tokens[token] = None
+            continue
+        if not isinstance(covers, list) or not all(isinstance(t, str) for t in covers):
+            raise ValueError(f'{where}: a token maps to a list of tenant names or to "*", '
+                             f"not {json.dumps(covers)[:80]}")
+        if not covers:
+            raise ValueError(f'{where}: the token covers no tenant; list its tenants, or "*" for '
+                             "every tenant")
+        for tenant in covers:
+            if not 1 <= len(tenant) <= 256:
+                raise ValueError(f"{where}: a tenant name has 1 to 256 code points")
+        tokens[token] = frozenset(covers)
+    return tokens
+
+
 class MemoryServer:
     """A gRPC server of memorywire.v1.MemoryService on a store.
 
+    ``tls`` turns on TLS, and mutual TLS when it has a ``client_ca``.
     ``tokens`` turns on credentials: it maps each accepted bearer token to
-    the tenants it covers (None for every tenant).
+    the tenants it covers (None for every tenant). Tokens travel in the
+    clear without TLS, so a server with tokens and without TLS listens on
+    loopback or a Unix domain socket only (grpc-binding.md section 3.2),
+    unless ``allow_insecure_credentials``.
+
+    Paging cursors of History and Search expire ``page_cursor_ttl`` seconds
+    after they are issued (None: never), by ``clock`` (seconds since the
+    epoch).
     """
 
     def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
                  max_workers: int = 32, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
                  tokens: Mapping[str, Collection[str] | None] | None = None,
+                 tls: Tls | None = None, allow_insecure_credentials: bool = False,
+                 page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
+                 clock: Callable[[], float] = time.time,
                  log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
+        if tokens is not None and tls is None and not allow_insecure_credentials \
+                and not is_local(listen):
+            raise ValueError(f"bearer tokens without TLS on {listen}, which is not a loopback "
+                             "address or a Unix socket: tokens would cross the network in the "
+                             "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
+                             "loopback, or allow it explicitly (--allow-insecure-credentials)")
         self.store = store if isinstance(store, Store) else Store(store)
         self._own_store = not isinstance(store, Store)
         self.listen = listen
-        self.service = Service(self.store, limits=limits, strict=strict)
+        self.service = Service(self.store, limits=limits, strict=strict,
+                               page_cursor_ttl=page_cursor_ttl, clock=clock)
         self.limits = limits
         self.tokens = dict(tokens) if tokens is not None else None
+        self.tls = tls
         self.log = _Log(log)
         self.log_calls = log_calls
         self.stopping = threading.Event()
@@ -168,15 +334,32 @@ class MemoryServer:
 
     def start(self) -> int:
         """Bind and start serving; return the port bound."""
-        self.port = self._server.add_insecure_port(self.listen)
+        try:
+            if self.tls is None:
+                self.port = self._server.add_insecure_port(self.listen)
+            else:
+                self.port = self._server.add_secure_port(self.listen, self.tls.server_credentials())
+        except RuntimeError:
+            self.port = 0
         if not self.port:
-            raise RuntimeError(f"cannot listen on {self.listen}")
+            raise RuntimeError(f"cannot listen on {self.listen}" + (
+                "" if self.tls is None else
+                " with TLS: the address is in use or not valid, or the TLS certificate chain or "
+                "private key is not valid"))
         self._server.start()
         for name in ("", SERVICE_NAME):
             self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         host = self.listen.rsplit(":", 1)[0]
+        ttl = self.service.paging.ttl
         self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.path,
-                 version=memorywire.__version__)
+                 version=memorywire.__version__, tls=self.tls is not None,
+                 mutual_tls=self.tls is not None and self.tls.mutual,
+                 credentials="bearer tokens" if self.tokens is not None else "none",
+                 page_cursor_ttl_s=ttl if ttl is not None else "never")
+        if self.tokens is not None and self.tls is None and not is_local(self.listen):
+            self.log("warning", "insecure_credentials",
+                     message="bearer tokens are accepted without TLS on an address that is not "
+                             "loopback: they cross the network in the clear")
         return self.port
 
     def stop(self, grace: float = 5.0) -> None:
@@ -382,10 +565,16 @@ def _operation_id(method: str, data: bytes) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``memorywire serve``: run the reference service until SIGTERM or SIGINT."""
+    """``memorywire serve``: run the reference service until SIGTERM or SIGINT.
+    Exit status 0 after a stop signal, 1 when the service cannot start (one
+    ``start_failed`` log line names the problem), 2 on a usage error."""
     parser = argparse.ArgumentParser(
         prog="memorywire serve",
-        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.")
+        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.",
+        epilog='The tokens file is a JSON object that maps each accepted bearer token to the list of '
+               'tenants it covers, or to "*" for every tenant: {"3kq0Rj2vUoWbH8aX": ["acme"], '
+               '"Zc1NfLw7pQe4Ty9s": "*"}. Without TLS, tokens are accepted on loopback or a Unix '
+               'socket only.')
     parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
                         help=f"the address to listen on (default {DEFAULT_LISTEN}); port 0 picks a free one")
     parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
@@ -395,12 +584,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
                         help="how long calls in flight may run on after a stop signal")
     parser.add_argument("--quiet", action="store_true", help="log no line per call")
+    parser.add_argument("--tls-cert", metavar="FILE",
+                        help="the PEM certificate chain of the service: turns on TLS (with --tls-key)")
+    parser.add_argument("--tls-key", metavar="FILE", help="the PEM private key of --tls-cert, unencrypted")
+    parser.add_argument("--tls-client-ca", metavar="FILE",
+                        help="mutual TLS: accept only clients whose certificate one of these PEM CA "
+                             "certificates signs (needs --tls-cert and --tls-key)")
+    parser.add_argument("--tokens", metavar="FILE",
+                        help="require bearer tokens (metadata authorization: Bearer TOKEN), read from "
+                             "a JSON file that maps each token to its tenants (see below)")
+    parser.add_argument("--allow-insecure-credentials", action="store_true",
+                        help="accept --tokens without TLS on an address that is not loopback "
+                             "(tokens then cross the network in the clear)")
+    parser.add_argument("--cursor-ttl", type=float, default=cursors.DEFAULT_PAGE_TTL, metavar="SECONDS",
+                        help="how long the paging cursors of History and Search stay valid, at least "
+                             f"{MIN_CURSOR_TTL} (default {cursors.DEFAULT_PAGE_TTL}, a day)")
     args = parser.parse_args(list(argv) if argv is not None else None)
 
     log = _Log(sys.stderr)
     try:
+        tls = _tls_of(args)
+        tokens = load_tokens(args.tokens) if args.tokens is not None else None
+        if not (math.isfinite(args.cursor_ttl) and args.cursor_ttl >= MIN_CURSOR_TTL):
+            raise ValueError(f"--cursor-ttl is {args.cursor_ttl:g} seconds; paging cursors stay valid "
+                             f"for at least {MIN_CURSOR_TTL} seconds (an hour)")
         server = MemoryServer(args.store, args.listen, max_workers=args.max_workers,
-                              log_calls=not args.quiet)
+                              tokens=tokens, tls=tls,
+                              allow_insecure_credentials=args.allow_insecure_credentials,
+                              page_cursor_ttl=args.cursor_ttl, log_calls=not args.quiet)
         server.start()
     except Exception as e:  # noqa: BLE001
         log("error", "start_failed", error=str(e))
@@ -420,6 +631,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
+
+
+def _tls_of(args: argparse.Namespace) -> Tls | None:
+    if (args.tls_cert is None) != (args.tls_key is None):
+        given, missing = ("--tls-cert", "--tls-key") if args.tls_key is None else ("--tls-key", "--tls-cert")
+        raise ValueError(f"{given} needs {missing}: TLS takes a certificate chain and its private key")
+    if args.tls_cert is None:
+        if args.tls_client_ca is not None:
+            raise ValueError("--tls-client-ca (mutual TLS) needs --tls-cert and --tls-key")
+        return None
+    return Tls.from_files(args.tls_cert, args.tls_key, args.tls_client_ca)
 
 
 if __name__ == "__main__":

@@ -369,6 +369,8 @@ class Store:
         self.analyzer = Analyzer()
         #: Full-text statistics of collections, by tenant, change position and scope.
         self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
+        #: The number of records that hold a word, by tenant, change position, scope and word.
+        self.term_counts: dict[tuple[Any, ...], int] = {}
         self.changed = threading.Condition()
         self.closed = False
         self._local = threading.local()

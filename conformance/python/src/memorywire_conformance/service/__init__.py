@@ -6,6 +6,7 @@ spec/v1/grpc-binding.md).
 - :mod:`.wire`: messages from and to plain Python data;
 - :mod:`.client`: calls by method path, the Error of the status details,
   Watch streams read with timeouts;
+- :mod:`.transport`: TLS, mutual TLS and the bearer token of the calls;
 - :mod:`.framework`: scenarios, their context and the suite;
 - :mod:`.scenarios`: the scenarios, one module per area.
 """
@@ -20,9 +21,10 @@ import grpc
 
 from memorywire_conformance.service.client import Client, RpcFailure
 from memorywire_conformance.service.framework import SCENARIOS, Scenario, ServiceSuite
+from memorywire_conformance.service.transport import Security, secure_channel
 
-__all__ = ["MAX_MESSAGE_BYTES", "RpcFailure", "Scenario", "ServiceSuite", "all_scenarios",
-           "capabilities", "open_channel", "select"]
+__all__ = ["MAX_MESSAGE_BYTES", "RpcFailure", "Scenario", "Security", "ServiceSuite",
+           "all_scenarios", "capabilities", "open_channel", "select"]
 
 #: The greatest message the runner receives: the default max_document_bytes.
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -35,9 +37,10 @@ def all_scenarios() -> list[Scenario]:
     return list(SCENARIOS)
 
 
-def open_channel(target: str) -> grpc.Channel:
-    """An insecure channel to ``HOST:PORT``."""
-    return grpc.insecure_channel(target, options=[
+def open_channel(target: str, security: Security | None = None) -> grpc.Channel:
+    """A channel to ``HOST:PORT``: plain, or with the TLS and the token of
+    ``security``."""
+    return secure_channel(target, security or Security(), [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ("grpc.enable_retries", 0),

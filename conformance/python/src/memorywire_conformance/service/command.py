@@ -34,6 +34,7 @@ from memorywire_conformance.service import (
     open_channel,
     select,
 )
+from memorywire_conformance.service.transport import SecurityError, read_security
 
 __all__ = ["run_service"]
 
@@ -56,6 +57,12 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
         except KnownFailuresError as e:
             print(f"memorywire-conformance: {e}", file=stderr)
             return 2
+    try:
+        security = read_security(args.target, tls=args.tls, ca=args.tls_ca, cert=args.tls_cert,
+                                 key=args.tls_key, token_file=args.token_file)
+    except SecurityError as e:
+        print(f"memorywire-conformance: {e}", file=stderr)
+        return 2
     scenarios = all_scenarios()
     selected = select(scenarios, args.cases)
     if args.cases and not selected:
@@ -63,7 +70,7 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
         return 2
     started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     clock = time.monotonic()
-    channel = open_channel(args.target)
+    channel = open_channel(args.target, security)
     try:
         try:
             caps = capabilities(channel, args.timeout)
@@ -103,7 +110,8 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
     if args.junit:
         Path(args.junit).write_bytes(junit_xml(info, assessment))
     print(f"service: {caps.get('implementation', '?')} "
-          f"{caps.get('implementation_version', '')} at {args.target}; spec versions "
+          f"{caps.get('implementation_version', '')} at {args.target} "
+          f"({security.describe()}); spec versions "
           f"{', '.join(versions)}; features {', '.join(caps.get('features', [])) or 'none'}; "
           f"tenants {args.tenant_prefix}{suite.run_id}-*", file=stdout)
     human_summary(info, assessment, stdout, verbose=args.verbose)
