@@ -197,8 +197,10 @@ def test_reference_service_passes_every_scenario(reference_run: Run) -> None:
     assert reference_run.report is not None
     for case in reference_run.report["cases"]:
         if case["status"] == "skipped":
-            # Only a scenario about features the reference does not lack.
-            assert "lists every optional operation" in case.get("message", ""), case
+            # Only a scenario about features the reference does not lack, and
+            # those of credentials, which this reference does not require.
+            assert ("lists every optional operation" in case.get("message", "")
+                    or case["id"].startswith("Required.Service.Credentials.")), case
 
 
 def test_reference_run_is_fast(reference_run: Run) -> None:
@@ -215,17 +217,43 @@ def test_runs_do_not_interfere(reference: str, reference_run: Run, tmp_path: Pat
 
 
 @pytest.fixture(scope="module")
-def broken_runs(reference: str, reference_run: Run,
+def tokened_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The reference service on loopback that requires a bearer token; its
+    address and a file holding the token, which covers every tenant."""
+    directory = tmp_path_factory.mktemp("tokened")
+    (directory / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*"}), "utf-8")
+    (directory / "token").write_text("Every-Tenant.1\n", "utf-8")
+    code = ("import sys; from memorywire.service.server import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store", ":memory:",
+                      "--quiet", "--max-workers", "64", "--tokens", str(directory / "tokens.json")],
+                     "stderr")
+    try:
+        match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
+                                START_TIMEOUT)
+        yield match.group(1), directory / "token"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str, Path],
                 tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
-    """The suite against every broken service, a few at a time."""
+    """The suite against every broken service, a few at a time; a fault of
+    credentials in front of a service that requires them."""
     base = tmp_path_factory.mktemp("broken")
 
     def one(fault: str) -> tuple[str, Run]:
-        proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", reference,
-                         "--listen", "127.0.0.1:0"], "stdout")
+        upstream, proxy_options, run_options = reference, [], []
+        if fault == "accept-any-credentials":
+            upstream, token = tokened_reference
+            proxy_options = ["--upstream-token", str(token)]
+            run_options = ["--token-file", str(token)]
+        proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", upstream,
+                         "--listen", "127.0.0.1:0", *proxy_options], "stdout")
         try:
             match = proxy.wait_for(re.compile(r"listening on ([0-9.]+:\d+)"), START_TIMEOUT)
-            return fault, Run(match.group(1), base / fault)
+            return fault, Run(match.group(1), base / fault, *run_options)
         finally:
             proxy.stop()
 
@@ -262,6 +290,8 @@ def test_reference_service_with_tls_and_tokens(secured_reference: tuple[str, Pki
     assert run.done.returncode == 0 and failed == 0, run.done.stdout[-6000:]
     assert passed >= 60
     assert "(mutual TLS; bearer token)" in run.done.stdout
+    credentials = {i for i in run.ids("passed") if i.startswith("Required.Service.Credentials.")}
+    assert len(credentials) == 3, credentials
     # Without the token, or without the client certificate, nothing runs.
     anonymous = Run(target, tmp_path / "anonymous", *tls, "--case", "Required.Service.Tenancy.*")
     assert anonymous.done.returncode == 2 and "UNAUTHENTICATED" in anonymous.done.stderr

@@ -75,6 +75,15 @@ ignore-consumer
     offset is never used. Breaks operations.md section 16 (a Watch with a
     consumer starts after its committed offset).
 
+Faults of credentials:
+
+accept-any-credentials
+    Sends the upstream service the token of ``--upstream-token FILE`` in
+    place of whatever credentials the caller sent, or none, so that every
+    call is accepted. Breaks grpc-binding.md section 3.2 (credentials that
+    are missing or not accepted fail with CREDENTIALS_INVALID). Run the
+    suite against it with ``--token-file``.
+
 Faults of errors:
 
 no-error-details
@@ -115,6 +124,7 @@ FAULTS = {
     "lose-watch-event": "drops every 5th event of each Watch stream",
     "repeat-on-resume": "repeats the event at the cursor when a Watch resumes",
     "ignore-consumer": "drops the consumer from Watch requests",
+    "accept-any-credentials": "accepts calls without credentials or with any",
     "no-error-details": "removes grpc-status-details-bin",
     "wrong-status": "turns ABORTED into INTERNAL",
 }
@@ -141,10 +151,13 @@ def _parse(method: str, data: bytes, suffix: str = "Request") -> Any:
 class Proxy:
     """The proxy: forwards every method to the upstream channel, with one fault."""
 
-    def __init__(self, upstream: str, fault: str) -> None:
+    def __init__(self, upstream: str, fault: str, upstream_token: str | None = None) -> None:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}")
+        if fault == "accept-any-credentials" and not upstream_token:
+            raise ValueError("the fault accept-any-credentials needs --upstream-token")
         self.fault = fault
+        self.upstream_token = upstream_token
         self.channel = grpc.insecure_channel(upstream, options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.max_send_message_length", 16 * 1024 * 1024)])
@@ -161,6 +174,9 @@ class Proxy:
         if self.fault == "ignore-tenant":
             md = [(k, v) for k, v in md if k != "memorywire-tenant"]
             md.append(("memorywire-tenant", SHARED_TENANT))
+        if self.fault == "accept-any-credentials":
+            md = [(k, v) for k, v in md if k != "authorization"]
+            md.append(("authorization", f"Bearer {self.upstream_token}"))
         return tuple(md)
 
     def _abort(self, context: grpc.ServicerContext, e: grpc.RpcError) -> None:
@@ -343,9 +359,10 @@ class Proxy:
         return grpc.method_handlers_generic_handler(SERVICE, handlers)
 
 
-def serve(fault: str, upstream: str, listen: str) -> tuple[grpc.Server, int]:
+def serve(fault: str, upstream: str, listen: str,
+          upstream_token: str | None = None) -> tuple[grpc.Server, int]:
     """Start a proxy; the server and the port it listens on."""
-    proxy = Proxy(upstream, fault)
+    proxy = Proxy(upstream, fault, upstream_token)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64,
                                                     thread_name_prefix="broken-service"),
                          options=[("grpc.max_receive_message_length", 16 * 1024 * 1024),
@@ -369,8 +386,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the real service")
     parser.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT",
                         help="where to listen (default 127.0.0.1:0, a free port)")
+    parser.add_argument("--upstream-token", metavar="FILE",
+                        help="a file holding the token that accept-any-credentials sends upstream")
     args = parser.parse_args(argv)
-    server, port = serve(args.fault, args.upstream, args.listen)
+    token = None
+    if args.upstream_token is not None:
+        with open(args.upstream_token, encoding="utf-8") as f:
+            token = f.read().strip()
+    server, port = serve(args.fault, args.upstream, args.listen, token)
     host = args.listen.rsplit(":", 1)[0]
     print(f"listening on {host}:{port}", flush=True)
     done = threading.Event()

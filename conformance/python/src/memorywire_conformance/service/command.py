@@ -90,7 +90,7 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
                 print(f"{result.status.upper():7} {result.case.id}", file=stderr)
 
         suite = ServiceSuite(channel, caps, selected, tenant_prefix=args.tenant_prefix,
-                             timeout=args.timeout)
+                             timeout=args.timeout, token=security.token)
         results = suite.run(progress)
     finally:
         channel.close()

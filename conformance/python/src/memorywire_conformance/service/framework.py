@@ -384,6 +384,8 @@ class ServiceSuite:
     scenarios: Sequence[Scenario]
     tenant_prefix: str = "mwconf-"
     timeout: float = 10.0
+    #: The bearer token the channel sends, when the service requires credentials.
+    token: str | None = field(default=None, repr=False)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     name = SUITE

@@ -21,7 +21,11 @@ from typing import Any
 
 import grpc
 
-__all__ = ["Security", "SecurityError", "is_local", "read_security", "secure_channel"]
+__all__ = ["NO_TOKEN", "Security", "SecurityError", "is_local", "read_security", "secure_channel"]
+
+#: Metadata that a scenario gives to send a call without the token; the
+#: channel removes it before the call leaves.
+NO_TOKEN = "memorywire-conformance-no-token"
 
 #: A bearer token (RFC 6750 section 2.1, b64token).
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -136,7 +140,8 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
               grpc.UnaryStreamClientInterceptor,  # type: ignore[misc]
               grpc.StreamUnaryClientInterceptor,  # type: ignore[misc]
               grpc.StreamStreamClientInterceptor):  # type: ignore[misc]
-    """Adds ``authorization: Bearer TOKEN`` to every call that has none."""
+    """Adds ``authorization: Bearer TOKEN`` to every call that has none,
+    except a call that asks for none with the metadata ``NO_TOKEN``."""
 
     def __init__(self, token: str) -> None:
         self._header = ("authorization", f"Bearer {token}")
@@ -145,7 +150,10 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
         metadata = list(details.metadata or ())
         if any(key == "authorization" for key, _ in metadata):
             return details
-        metadata.append(self._header)
+        if any(key == NO_TOKEN for key, _ in metadata):
+            metadata = [(k, v) for k, v in metadata if k != NO_TOKEN]
+        else:
+            metadata.append(self._header)
         return _Details(details.method, details.timeout, tuple(metadata), details.credentials,
                         getattr(details, "wait_for_ready", None),
                         getattr(details, "compression", None))

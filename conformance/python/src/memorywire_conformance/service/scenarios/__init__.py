@@ -4,6 +4,7 @@ package registers them, in the order of the report."""
 from memorywire_conformance.service.scenarios import (  # noqa: F401
     approval,
     capabilities,
+    credentials,
     history,
     lifecycle,
     put,

@@ -1,0 +1,75 @@
+"""Credentials (grpc-binding.md section 3.2): these scenarios apply to a
+service that requires them, when the runner is given a token
+(``--token-file``); they are skipped otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from memorywire_conformance.service.client import TENANT_KEY, encode_tenant
+from memorywire_conformance.service.framework import Ctx, Skip, fact, scenario
+from memorywire_conformance.service.transport import NO_TOKEN
+
+
+def _token(ctx: Ctx) -> str:
+    if ctx.suite.token is None:
+        raise Skip("the runner was given no token (--token-file): credentials are not checked")
+    return ctx.suite.token
+
+
+@scenario("Required.Service.Credentials.Missing", "grpc-binding.md#3.2", "grpc-binding.md#3.4")
+def missing(ctx: Ctx) -> None:
+    """A call without ``authorization`` to a service that requires
+    credentials fails with UNAUTHENTICATED CREDENTIALS_INVALID and no
+    pointer, whatever the method, and has no effect."""
+    _token(ctx)
+    bare = ((TENANT_KEY, encode_tenant(ctx.tenant)), (NO_TOKEN, "1"))
+    calls: list[tuple[str, Callable[[], Any]]] = [
+        ("Put", partial(ctx.mw.call, "Put", {"items": [{"record": fact("f-1", "x")}]},
+                        metadata=bare)),
+        ("Get", partial(ctx.mw.call, "Get", {"ids": ["f-1"]}, metadata=bare)),
+        ("History", partial(ctx.mw.call, "History", {}, metadata=bare)),
+        ("Search", partial(ctx.mw.call, "Search", {"text": "x"}, metadata=bare)),
+        ("Delete", partial(ctx.mw.call, "Delete", {"ids": ["f-1"]}, metadata=bare)),
+    ]
+    for name, fn in calls:
+        ctx.expect_error(fn, "UNAUTHENTICATED", "CREDENTIALS_INVALID", no_pointer=True,
+                         what=f"{name} without credentials")
+    ctx.eq(ctx.get(["f-1"]).get("missing_ids"), ["f-1"],
+           "Get of the record that a Put without credentials tried to write")
+
+
+@scenario("Required.Service.Credentials.NotAccepted", "grpc-binding.md#3.2")
+def not_accepted(ctx: Ctx) -> None:
+    """``authorization`` that is empty, of another scheme, ``Bearer`` without
+    credentials, or a token the service did not issue fails with
+    UNAUTHENTICATED CREDENTIALS_INVALID and no pointer, and the Put it
+    carries has no effect."""
+    token = _token(ctx)
+    tenant = (TENANT_KEY, encode_tenant(ctx.tenant))
+    cases = {
+        "empty": "",
+        "of the Basic scheme": f"Basic {token}",
+        "Bearer without credentials": "Bearer ",
+        "a token the service did not issue": f"Bearer {token}x",
+        "the token without its scheme": token,
+    }
+    for what, value in cases.items():
+        ctx.expect_error(
+            partial(ctx.mw.call, "Put", {"items": [{"record": fact("f-1", "x")}]},
+                    metadata=(tenant, ("authorization", value))),
+            "UNAUTHENTICATED", "CREDENTIALS_INVALID", no_pointer=True,
+            what=f"Put with authorization {what}")
+    ctx.eq(ctx.get(["f-1"]).get("missing_ids"), ["f-1"],
+           "Get of the record that the refused Puts tried to write")
+
+
+@scenario("Required.Service.Credentials.Accepted", "grpc-binding.md#3.2")
+def accepted(ctx: Ctx) -> None:
+    """The same call with the token the runner was given succeeds: the
+    refusals above come from the credentials, not from the call."""
+    _token(ctx)
+    ctx.put_ok(fact("f-1", "x"))
+    ctx.check(ctx.get_one("f-1") is not None, "Get does not find the record the Put wrote")
