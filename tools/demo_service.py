@@ -2,7 +2,8 @@
 it, then checked by the service level of the conformance suite.
 
 Run through `make demo`: it starts `memorywire serve` on a SQLite file in a
-temporary folder, on a free loopback port, and stops it at the end.
+temporary folder, on a free loopback port, with bearer tokens (on loopback
+they need no TLS), and stops it at the end.
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ import memorywire
 BIN = pathlib.Path(sys.executable).parent
 
 
-def start(store: pathlib.Path) -> tuple[subprocess.Popen[str], str]:
+#: Each token and the tenants it covers; the conformance suite's token covers every tenant.
+TOKENS = {"acme-demo-token": ["acme"], "globex-demo-token": ["globex"], "conformance-demo-token": "*"}
+
+
+def start(store: pathlib.Path, tokens: pathlib.Path) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
-        [str(BIN / "memorywire"), "serve", "--listen", "127.0.0.1:0", "--store", str(store)],
+        [str(BIN / "memorywire"), "serve", "--listen", "127.0.0.1:0", "--store", str(store),
+         "--tokens", str(tokens)],
         stderr=subprocess.PIPE, text=True)
     assert server.stderr is not None
     deadline = time.monotonic() + 30
@@ -41,7 +47,7 @@ def start(store: pathlib.Path) -> tuple[subprocess.Popen[str], str]:
 
 def tour(target: str) -> None:
     emb = {"model": "demo-3d", "dimensions": 3}
-    with memorywire.Client(target, tenant="acme") as mw:
+    with memorywire.Client(target, tenant="acme", token="acme-demo-token") as mw:
         mw.put([
             {"id": "f1", "kind": "fact", "fact": {"text": "The user prefers window seats."},
              "embeddings": [{**emb, "values": [0.9, 0.1, 0.0]}]},
@@ -58,23 +64,35 @@ def tour(target: str) -> None:
         mw.put({"id": "f3", "kind": "fact", "fact": {"text": "The user flies from Lisbon."}})
         resumed = [e["record"]["id"] for e in mw.watch(cursor=first["cursor"], max_events=2)]
         print(f"  watch: saw {first['record']['id']}, disconnected, resumed with {resumed}")
-    with memorywire.Client(target, tenant="globex") as other:
+    with memorywire.Client(target, tenant="globex", token="globex-demo-token") as other:
         found = other.search("window seat").get("hits", [])
         missing = other.get(["f1"]).get("missing_ids", [])
         print(f"  tenant globex: search finds {len(found)} records, get of f1 reports missing {missing}")
+    for tenant, token in (("acme", "globex-demo-token"), ("acme", None)):
+        with memorywire.Client(target, tenant=tenant, token=token) as mw:
+            try:
+                mw.get(["f1"])
+                raise SystemExit(f"a call as {tenant} with the token {token} was accepted")
+            except memorywire.MemorywireError as e:
+                print(f"  tenant {tenant} with {token or 'no token'}: {e.reason}")
 
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         store = pathlib.Path(folder) / "memory.sqlite3"
-        server, target = start(store)
+        tokens = pathlib.Path(folder) / "tokens.json"
+        tokens.write_text(json.dumps(TOKENS), "utf-8")
+        token_file = pathlib.Path(folder) / "conformance-token"
+        token_file.write_text("conformance-demo-token\n", "utf-8")
+        server, target = start(store, tokens)
         try:
-            print(f"memorywire serve on {target}, store {store.name} (SQLite)")
+            print(f"memorywire serve on {target}, store {store.name} (SQLite), bearer tokens")
             tour(target)
             print()
             print("== conformance: the service level against the reference service ==")
             done = subprocess.run([str(BIN / "memorywire-conformance"), "service", "--target", target,
-                                   "--level", "recommended"], check=False)
+                                   "--level", "recommended", "--token-file", str(token_file)],
+                                  check=False)
             return done.returncode
         finally:
             server.terminate()

@@ -51,12 +51,12 @@ def pair() -> Any:
                         "fact": {"text": f"note {i} " + ("alpha " if i % 3 == 0 else "beta ")},
                         "scope": {"user": f"u{i % 4}"}, "embeddings": embeddings,
                         "lifecycle": {"status": "archived"} if i % 17 == 0 else {"importance": i / 1500}})
-    quantized = Service(Store(":memory:", vector_exact_threshold=0))
+    indexed = Service(Store(":memory:", vector_exact_threshold=0))
     exact = Service(Store(":memory:", vector_exact_threshold=10**9))
-    for svc in (quantized, exact):
+    for svc in (indexed, exact):
         _put(svc, records, "load")
-    yield quantized, exact, rng
-    for svc in (quantized, exact):
+    yield indexed, exact, rng
+    for svc in (indexed, exact):
         svc.store.close()
 
 
@@ -70,27 +70,27 @@ def pair() -> Any:
     {"text": "alpha", "limit": 60},
     {"text": "alpha", "fusion": {"method": "weighted", "text_weight": 0.3}, "limit": 60},
 ])
-def test_quantized_ranking_equals_exact(pair: Any, extra: dict[str, Any]) -> None:
-    quantized, exact, rng = pair
+def test_indexed_ranking_equals_exact(pair: Any, extra: dict[str, Any]) -> None:
+    indexed, exact, rng = pair
     for _ in range(4):
         q = {"model": "m", "values": _vec(rng)}
-        a = _search(quantized, vector=q, **extra)
+        a = _search(indexed, vector=q, **extra)
         b = _search(exact, vector=q, **extra)
         assert a == b
         assert a
 
 
 def test_ties_and_paging(pair: Any) -> None:
-    quantized, exact, _ = pair
+    indexed, exact, _ = pair
     q = {"model": "m", "values": [1.0] * DIMS}
-    first = _search(quantized, vector=q, limit=1000)
+    first = _search(indexed, vector=q, limit=1000)
     paged: list[tuple[str, float]] = []
     cursor = None
     while True:
         req: dict[str, Any] = {"vector": q, "limit": 97}
         if cursor:
             req["cursor"] = cursor
-        data = quantized.search(Call("t"), {"specversion": "1.0", "operation_id": "p", **req})
+        data = indexed.search(Call("t"), {"specversion": "1.0", "operation_id": "p", **req})
         out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
         paged += [(h["record"]["id"], h.get("score", 0.0)) for h in out.get("hits", [])]
         cursor = out.get("next_cursor")
@@ -103,19 +103,19 @@ def test_ties_and_paging(pair: Any) -> None:
 
 
 def test_index_follows_writes(pair: Any) -> None:
-    quantized, exact, rng = pair
+    indexed, exact, rng = pair
     q = list(array("f", _vec(rng)))  # binary32 values, as a request carries them
     changes = [{"id": "r3", "kind": "fact", "fact": {"text": "moved"},
                 "embeddings": [{"model": "m", "dimensions": DIMS, "values": q}]},
                {"id": "new", "kind": "fact", "fact": {"text": "new"},
                 "embeddings": [{"model": "m", "dimensions": DIMS, "values": [-x for x in q]}]}]
-    for svc in (quantized, exact):
+    for svc in (indexed, exact):
         _put(svc, changes, "change")
         svc.delete(Call("t"), {"specversion": "1.0", "operation_id": "del", "ids": ["r6", "r9"],
                                "mode": "hard"})
         svc.update(Call("t"), {"specversion": "1.0", "operation_id": "arch", "id": "r12",
                                "patch": {"lifecycle": {"status": "archived"}}})
-    a = _search(quantized, vector={"model": "m", "values": q}, limit=1500)
+    a = _search(indexed, vector={"model": "m", "values": q}, limit=1500)
     assert a == _search(exact, vector={"model": "m", "values": q}, limit=1500)
     assert a[0] == ("r3", 1.0)
     ids = [x for x, _ in a]
@@ -185,7 +185,7 @@ def test_irregular_norms_rank_exactly() -> None:
 
 
 def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
-    """A store file of schema 1, whose embeddings table also held quantized
+    """A store file of schema 1, whose embeddings table also held indexed
     vectors, opens with its embeddings kept and searchable."""
     path = str(tmp_path / "old.sqlite3")
     v = _f32([1.0, 2.0, 3.0])
