@@ -299,6 +299,85 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     return ranking
 
 
+class TextRanking:
+    """A complete text ranking: scores, sequences and rids, best first."""
+
+    def __init__(self, scores: list[float], seqs: list[int], rids: list[int]) -> None:
+        self.scores = scores
+        self.seqs = seqs
+        self.rids = rids
+        self._index: dict[int, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rids)
+
+    def find(self, rid: int) -> tuple[int, float, int] | None:
+        """(1-based rank, score, sequence) of a record, or None when it is
+        not in the ranking."""
+        if self._index is None:
+            self._index = dict(zip(self.rids, range(len(self.rids)), strict=True))
+        i = self._index.get(rid)
+        return None if i is None else (i + 1, self.scores[i], self.seqs[i])
+
+
+def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
+    """The complete text ranking of a query: by SQLite for a small
+    collection, on the in-memory postings (texts.py) for a large one."""
+    terms = text_terms(c.store.analyzer, text)
+    if not terms:
+        return TextRanking([], [], [])
+    store = c.store
+    index = store.texts.loaded(c.num)
+    if index is None and c.text_stats()[0] <= store.text_index_threshold:
+        rows = text_ranking(c, text)
+        return TextRanking([x[0] for x in rows], [x[1] for x in rows], [x[2] for x in rows])
+    lo, hi = rid_range(c.num)
+    index = index or store.texts.get(c.conn, c.num, lo, hi)
+    allowed = None
+    if c.scope_sets():
+        allowed = np.sort(np.fromiter((x for (x,) in c.conn.execute(
+            f"SELECT rid FROM records WHERE tenant = ?{c.where}", (c.num, *c.params))), dtype=np.int64))
+    mask = index.collection(c.statuses, allowed)
+    n_records = int(np.count_nonzero(mask))
+    if not n_records:
+        return TextRanking([], [], [])
+    words = index.words.view().astype(np.float64)
+    n_words = int(index.words.view()[mask].sum())
+    # The formula and the order of operations of text_ranking's SQL, so
+    # that every score is the same to the last bit.
+    a, bb = K1 * (1.0 - B), K1 * B * n_records / n_words
+    scores = np.zeros(len(mask))
+    matched = np.zeros(len(mask), dtype=bool)
+    for word, word_terms in terms:
+        if len(word_terms) == 1:
+            slots, counts = index.posting(word_terms[0])
+            keep = mask[slots]
+            slots, tf = slots[keep], counts[keep].astype(np.float64)
+        else:  # a word of several terms matches as a phrase, once
+            found = (index.slot_of.get(rid) for (rid,) in c.conn.execute(
+                "SELECT rowid FROM texts WHERE texts MATCH ? AND rowid BETWEEN ? AND ?",
+                (text_query([word]), lo, hi)))
+            slots = np.fromiter((x for x in found if x is not None), dtype=np.int64)
+            slots = slots[mask[slots]]
+            tf = np.ones(len(slots))
+        n = len(slots)
+        if n:
+            weight = math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+            scores[slots] += weight / (1.0 + (a + bb * words[slots]) / tf)
+            matched[slots] = True
+    hits = np.flatnonzero(matched)
+    seqs = index.seqs.view()[hits]
+    order = hits[np.lexsort((seqs, -scores[hits]))]
+    rids = index.rids.view()[order].tolist()
+    ranking = TextRanking(scores[order].tolist(), index.seqs.view()[order].tolist(), rids)
+    if c.pred is not None and rids:
+        admitted = c.admit(rids)
+        keep_at = [i for i, rid in enumerate(rids) if rid in admitted]
+        ranking = TextRanking([ranking.scores[i] for i in keep_at], [ranking.seqs[i] for i in keep_at],
+                              [rids[i] for i in keep_at])
+    return ranking
+
+
 def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> VectorRanking:
     model = vector["model"]
     q = list(vector["values"])
@@ -368,12 +447,11 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
     weighted = fusion.get("method") == "weighted"
     k = int(fusion.get("rrf_k", 60))
     w = float(fusion.get("text_weight", 0.5))
-    matched = text_ranking(c, text)
-    by_rid = {rid: (trank, ts, seq) for trank, (ts, seq, rid) in enumerate(matched, 1)}
+    matched = full_text_ranking(c, text)
     v_lo = v_hi = t_lo = t_hi = 0.0
     if weighted:
-        t_lo = min((x for x, _, _ in matched), default=0.0)
-        t_hi = max((x for x, _, _ in matched), default=0.0)
+        t_lo = min(matched.scores, default=0.0)
+        t_hi = max(matched.scores, default=0.0)
         ext = vector.extremes()
         if ext is not None:
             v_lo, v_hi = ext
@@ -396,7 +474,7 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
 
     def take(rid: int) -> None:
         taken.add(rid)
-        text_hit = by_rid.get(rid)
+        text_hit = matched.find(rid)
         part, ts = 0.0, None
         if text_hit is not None:
             part, ts = text_part(text_hit[0], text_hit[1]), text_hit[1]
@@ -415,18 +493,18 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
         stop early when the front is a bound, which is refined first."""
         nonlocal next_t, next_v
         while not heap or heap[0][1]:
-            while next_t < len(matched) and matched[next_t][2] in taken:
+            while next_t < len(matched) and matched.rids[next_t] in taken:
                 next_t += 1
             while next_v >= 0 and rids[next_v] in taken:
                 next_v -= 1
             if next_t >= len(matched) and next_v < 0:
                 return  # every record is in
-            text_cap = text_part(next_t + 1, matched[next_t][0]) if next_t < len(matched) else 0.0
+            text_cap = text_part(next_t + 1, matched.scores[next_t]) if next_t < len(matched) else 0.0
             vector_cap = vector_bound(rids[next_v]) if next_v >= 0 else 0.0
             if heap and text_cap + vector_cap < -heap[0][0]:
                 return  # no record not yet taken can reach the front
             if next_v < 0 or (next_t < len(matched) and text_cap >= vector_cap):
-                take(matched[next_t][2])
+                take(matched.rids[next_t])
             else:
                 take(rids[next_v])
 

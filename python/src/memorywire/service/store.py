@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memorywire.service import records as r
-from memorywire.service import vectors
+from memorywire.service import texts, vectors
 from memorywire.service.errors import error
 
 __all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "term_key"]
@@ -356,7 +356,7 @@ class Store:
     def __init__(self, path: str = ":memory:", *, synchronous: str = "FULL",
                  change_retention_seconds: float = 7 * 86400,
                  operation_retention_seconds: float = 2 * 86400,
-                 vector_exact_threshold: int = 1024) -> None:
+                 vector_exact_threshold: int = 1024, text_index_threshold: int = 2000) -> None:
         self.path = path
         self.memory = path == ":memory:" or path == ""
         self.synchronous = synchronous
@@ -365,6 +365,9 @@ class Store:
         #: Below this many candidates a vector search compares every one
         #: exactly instead of going through the in-memory index.
         self.vector_exact_threshold = vector_exact_threshold
+        #: Above this many records with text in a collection, a complete text
+        #: ranking (hybrid search) is computed on in-memory postings.
+        self.text_index_threshold = text_index_threshold
         self.lock = RWLock()
         self.analyzer = Analyzer()
         #: Full-text statistics of collections, by tenant, change position and scope.
@@ -400,6 +403,7 @@ class Store:
             self.positions[num] = pos
             self.pruned[num] = pruned
         self.vectors = vectors.Indexes(self)
+        self.texts = texts.TextIndexes()
 
     def _migrate_from_1(self) -> None:
         """Version 1 kept a quantized copy of every embedding as well."""
@@ -493,6 +497,7 @@ class Store:
             self._tenant_nums[t.name] = t.num
         if tx.touched:
             self.vectors.apply(tx.touched)
+            self.texts.apply(self._writer, ((t[0], rid) for rid, t in tx.touched.items()))
 
     @contextmanager
     def read(self, *, locked: bool = False) -> Iterator[sqlite3.Connection]:
