@@ -221,3 +221,49 @@ def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
     conn.close()
     with pytest.raises(ValueError, match="schema version 99"):
         Store(path)
+
+
+def _tenant_records(rng: random.Random, n: int) -> list[dict[str, Any]]:
+    return [{"id": f"r{i}", "kind": "fact", "fact": {"text": f"note {i} alpha"},
+             "embeddings": [{"model": "m", "dimensions": DIMS, "values": _vec(rng)}]} for i in range(n)]
+
+
+def test_indexes_stay_within_the_memory_budget() -> None:
+    """Loading an index beyond the store's budget drops the least recently
+    used others; a dropped index is loaded again when next used, and every
+    search gives what a store without indexes gives."""
+    rng = random.Random(5)
+    data = {t: _tenant_records(rng, 1500) for t in ("a", "b", "c")}
+    one = Index(DIMS)
+    raws = [raw_of(r["embeddings"][0]["values"]) for r in data["a"]]
+    one.add(list(range(1500)), [1] * 1500, list(range(1500)), b"".join(x[0] for x in raws), [x[1] for x in raws])
+    # Room for two vector indexes of this size, not three.
+    budget = Service(Store(":memory:", vector_exact_threshold=0, index_memory_bytes=int(one.nbytes() * 2.5)))
+    exact = Service(Store(":memory:", vector_exact_threshold=10**9))
+    for svc in (budget, exact):
+        for tenant, records in data.items():
+            for i in range(0, len(records), 500):
+                svc.put(Call(tenant), {"specversion": "1.0", "operation_id": f"{tenant}-{i}",
+                                       "items": [{"record": x} for x in records[i:i + 500]]})
+    store = budget.store
+
+    def search(svc: Service, tenant: str, q: list[float]) -> list[tuple[str, float]]:
+        data = svc.search(Call(tenant), {"specversion": "1.0", "operation_id": "s", "limit": 20,
+                                         "vector": {"model": "m", "values": q}})
+        out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
+        return [(h["record"]["id"], h["score"]) for h in out["hits"]]
+
+    def loaded() -> set[str]:
+        return {t for t in data if ("vectors", store.tenant_num(t), "m", DIMS) in store.indexes}
+
+    try:
+        for tenant, expected in (("a", {"a"}), ("b", {"a", "b"}), ("a", {"a", "b"}), ("c", {"a", "c"}),
+                                 ("b", {"c", "b"})):
+            q = _vec(rng)
+            assert search(budget, tenant, q) == search(exact, tenant, q)
+            assert loaded() == expected
+        assert store.indexes.total() <= store.indexes.limit  # type: ignore[operator]
+        assert store.vectors.loaded(store.tenant_num("a") or 0, "m", DIMS) is None  # dropped, not kept
+    finally:
+        for svc in (budget, exact):
+            svc.store.close()

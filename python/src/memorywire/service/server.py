@@ -46,7 +46,7 @@ from memorywire.service.errors import (
     error,
 )
 from memorywire.service.operations import Call, Service
-from memorywire.service.store import Store
+from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
@@ -280,7 +280,8 @@ class MemoryServer:
 
     Paging cursors of History and Search expire ``page_cursor_ttl`` seconds
     after they are issued (None: never), by ``clock`` (seconds since the
-    epoch).
+    epoch). ``index_memory_bytes`` bounds the in-memory search indexes of a
+    store the server opens itself (None: no bound).
     """
 
     def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
@@ -289,6 +290,7 @@ class MemoryServer:
                  tls: Tls | None = None, allow_insecure_credentials: bool = False,
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
                  clock: Callable[[], float] = time.time,
+                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
                  log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
         if tokens is not None and tls is None and not allow_insecure_credentials \
                 and not is_local(listen):
@@ -296,7 +298,7 @@ class MemoryServer:
                              "address or a Unix socket: tokens would cross the network in the "
                              "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
                              "loopback, or allow it explicitly (--allow-insecure-credentials)")
-        self.store = store if isinstance(store, Store) else Store(store)
+        self.store = store if isinstance(store, Store) else Store(store, index_memory_bytes=index_memory_bytes)
         self._own_store = not isinstance(store, Store)
         self.listen = listen
         self.service = Service(self.store, limits=limits, strict=strict,
@@ -355,7 +357,8 @@ class MemoryServer:
                  version=memorywire.__version__, tls=self.tls is not None,
                  mutual_tls=self.tls is not None and self.tls.mutual,
                  credentials="bearer tokens" if self.tokens is not None else "none",
-                 page_cursor_ttl_s=ttl if ttl is not None else "never")
+                 page_cursor_ttl_s=ttl if ttl is not None else "never",
+                 index_memory_bytes=self.store.indexes.limit)
         if self.tokens is not None and self.tls is None and not is_local(self.listen):
             self.log("warning", "insecure_credentials",
                      message="bearer tokens are accepted without TLS on an address that is not "
@@ -599,6 +602,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cursor-ttl", type=float, default=cursors.DEFAULT_PAGE_TTL, metavar="SECONDS",
                         help="how long the paging cursors of History and Search stay valid, at least "
                              f"{MIN_CURSOR_TTL} (default {cursors.DEFAULT_PAGE_TTL}, a day)")
+    parser.add_argument("--index-memory", type=int, default=DEFAULT_INDEX_MEMORY >> 20, metavar="MIB",
+                        help="the memory the in-memory search indexes may take together, in MiB; the least "
+                             f"recently used are dropped beyond it (default {DEFAULT_INDEX_MEMORY >> 20})")
     args = parser.parse_args(list(argv) if argv is not None else None)
 
     log = _Log(sys.stderr)
@@ -608,10 +614,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (math.isfinite(args.cursor_ttl) and args.cursor_ttl >= MIN_CURSOR_TTL):
             raise ValueError(f"--cursor-ttl is {args.cursor_ttl:g} seconds; paging cursors stay valid "
                              f"for at least {MIN_CURSOR_TTL} seconds (an hour)")
+        if args.index_memory < 1:
+            raise ValueError(f"--index-memory is {args.index_memory} MiB; give at least 1")
         server = MemoryServer(args.store, args.listen, max_workers=args.max_workers,
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
-                              page_cursor_ttl=args.cursor_ttl, log_calls=not args.quiet)
+                              page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,
+                              log_calls=not args.quiet)
         server.start()
     except Exception as e:  # noqa: BLE001
         log("error", "start_failed", error=str(e))

@@ -37,11 +37,14 @@ from typing import Any
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
+from memorywire.service.budget import Budget
 from memorywire.service.errors import error
 
 __all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "term_key"]
 
 SCHEMA_VERSION = "2"
+#: The memory the in-memory search indexes may take together: 2 GiB.
+DEFAULT_INDEX_MEMORY = 2 << 30
 #: The tokenizer of the full-text index: Unicode words, case folded, without
 #: diacritics, Porter-stemmed.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -356,7 +359,8 @@ class Store:
     def __init__(self, path: str = ":memory:", *, synchronous: str = "FULL",
                  change_retention_seconds: float = 7 * 86400,
                  operation_retention_seconds: float = 2 * 86400,
-                 vector_exact_threshold: int = 1024, text_index_threshold: int = 2000) -> None:
+                 vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
+                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY) -> None:
         self.path = path
         self.memory = path == ":memory:" or path == ""
         self.synchronous = synchronous
@@ -402,8 +406,10 @@ class Store:
             self._tenant_nums[name] = num
             self.positions[num] = pos
             self.pruned[num] = pruned
-        self.vectors = vectors.Indexes(self)
-        self.texts = texts.TextIndexes()
+        #: The in-memory search indexes, within index_memory_bytes.
+        self.indexes = Budget(index_memory_bytes)
+        self.vectors = vectors.Indexes(self.indexes)
+        self.texts = texts.TextIndexes(self.indexes)
 
     def _migrate_from_1(self) -> None:
         """Version 1 kept a quantized copy of every embedding as well."""

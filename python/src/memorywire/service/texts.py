@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memorywire.service.budget import Budget
 from memorywire.service.vectors import STATUS_CODES
 
 __all__ = ["TextIndex", "TextIndexes"]
@@ -80,6 +81,12 @@ class TextIndex:
 
     def __len__(self) -> int:
         return len(self.slot_of)
+
+    def nbytes(self) -> int:
+        """The memory it takes, about."""
+        arrays = sum(x.data.nbytes for x in (self.rids, self.seqs, self.words, self.status)) + self.alive.nbytes
+        postings = sum(p[0].data.nbytes + p[1].data.nbytes + 200 for p in self.postings.values())
+        return arrays + postings + 100 * len(self.slot_of)
 
     def add(self, rows: Iterable[tuple[int, int, str, int, str | None]]) -> None:
         """Add records: (rid, sequence, status, words, terms) each."""
@@ -157,19 +164,24 @@ class TextIndexes:
     """The text indexes of a store, by tenant; built on first use, kept in
     step with every committed write."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: Budget) -> None:
+        self._budget = budget
         self._by_tenant: dict[int, TextIndex] = {}
         self._build = threading.Lock()
 
     def loaded(self, tenant: int) -> TextIndex | None:
         """The index of a tenant if it is in memory."""
-        return self._by_tenant.get(tenant)
+        index = self._by_tenant.get(tenant)
+        if index is not None:
+            self._budget.used(("texts", tenant))
+        return index
 
     def get(self, conn: sqlite3.Connection, tenant: int, lo: int, hi: int) -> TextIndex:
         """The index of a tenant (whose rids are lo..hi); call with writes
         kept out (a locked read)."""
         index = self._by_tenant.get(tenant)
         if index is not None:
+            self._budget.used(("texts", tenant))
             return index
         with self._build:
             index = self._by_tenant.get(tenant)
@@ -183,6 +195,8 @@ class TextIndexes:
                         break
                     index.add(rows)
                 self._by_tenant[tenant] = index
+                self._budget.loaded(("texts", tenant), index.nbytes,
+                                    lambda: self._by_tenant.pop(tenant, None))
         return index
 
     def apply(self, conn: sqlite3.Connection, touched: Iterable[tuple[int, int]]) -> None:
@@ -209,3 +223,4 @@ class TextIndexes:
             index.add(row for row in found.values() if row[3])
             if index.dead > 8192 and index.dead > len(index):
                 del self._by_tenant[tenant]  # loaded again on next use
+                self._budget.forget(("texts", tenant))

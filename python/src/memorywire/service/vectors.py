@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memorywire.service.budget import Budget
+
 __all__ = ["Indexes", "VectorRanking", "cosine", "error_bound", "raw_of", "STATUS_CODES"]
 
 #: Rows of one block: the unit of a matrix-vector product and of growth.
@@ -134,6 +136,12 @@ class Index:
     def __len__(self) -> int:
         return len(self.slots)
 
+    def nbytes(self) -> int:
+        """The memory it takes, about."""
+        arrays = sum(b.matrix.nbytes + b.rids.nbytes + b.status.nbytes + b.seqs.nbytes + b.norms.nbytes
+                     + b.inv.nbytes for b in self.blocks)
+        return arrays + 150 * len(self.slots)
+
     def add(self, rids: list[int], status: list[int], seqs: list[int], raw: bytes,
             norms: list[float]) -> None:
         """Append embeddings: their records, statuses, sequences, the
@@ -227,20 +235,24 @@ class Indexes:
     """The vector indexes of a store, built on first use and kept in step
     with every committed write."""
 
-    def __init__(self, store: Any) -> None:
-        self._store = store
+    def __init__(self, budget: Budget) -> None:
+        self._budget = budget
         self._by_key: dict[tuple[int, str, int], Index] = {}
         self._build = threading.Lock()
 
     def loaded(self, tenant: int, model: str, dims: int) -> Index | None:
         """The index of a group if it is in memory."""
-        return self._by_key.get((tenant, model, dims))
+        index = self._by_key.get((tenant, model, dims))
+        if index is not None:
+            self._budget.used(("vectors", tenant, model, dims))
+        return index
 
     def get(self, conn: sqlite3.Connection, tenant: int, model: str, dims: int) -> Index:
         """The index of a group; call with writes kept out (a locked read)."""
         key = (tenant, model, dims)
         index = self._by_key.get(key)
         if index is not None:
+            self._budget.used(("vectors", *key))
             return index
         with self._build:
             index = self._by_key.get(key)
@@ -258,6 +270,8 @@ class Indexes:
                     index.add([x[0] for x in rows], [STATUS_CODES.get(x[1], 1) for x in rows],
                               [x[2] for x in rows], b"".join(x[3] for x in rows), [x[4] for x in rows])
                 self._by_key[key] = index
+                self._budget.loaded(("vectors", *key), index.nbytes,
+                                    lambda: self._by_key.pop(key, None))
         return index
 
     def apply(self, touched: Mapping[int, tuple[int, str | None, int, list[Any] | None]]) -> None:
@@ -280,6 +294,7 @@ class Indexes:
                             index.add([rid], [code], [seq], raw, [norm])
                 if index.dead > BLOCK and index.dead > len(index):
                     del self._by_key[(num, model, dims)]  # rebuilt on next use
+                    self._budget.forget(("vectors", num, model, dims))
 
 
 class VectorRanking:
