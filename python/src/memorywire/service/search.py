@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
@@ -300,24 +301,45 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
 
 
 class TextRanking:
-    """A complete text ranking: scores, sequences and rids, best first."""
+    """A complete text ranking: scores, sequences and rids, best first; and
+    for a ranking of the in-memory postings, the rank of each slot."""
 
-    def __init__(self, scores: list[float], seqs: list[int], rids: list[int]) -> None:
+    def __init__(self, scores: npt.NDArray[np.float64], seqs: npt.NDArray[np.int64],
+                 rids: npt.NDArray[np.int64], slot_of: Mapping[int, int] | None = None,
+                 rank_of_slot: npt.NDArray[np.int64] | None = None) -> None:
         self.scores = scores
         self.seqs = seqs
         self.rids = rids
+        self._slot_of = slot_of
+        self._rank_of_slot = rank_of_slot
         self._index: dict[int, int] | None = None
+
+    @classmethod
+    def of(cls, hits: list[tuple[float, int, int]]) -> TextRanking:
+        """The ranking of (score, sequence, rid) hits, best first."""
+        return cls(np.array([x[0] for x in hits], dtype=np.float64), np.array([x[1] for x in hits], dtype=np.int64),
+                   np.array([x[2] for x in hits], dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.rids)
 
+    def score(self, i: int) -> float:
+        return float(self.scores[i])
+
+    def rid(self, i: int) -> int:
+        return int(self.rids[i])
+
     def find(self, rid: int) -> tuple[int, float, int] | None:
         """(1-based rank, score, sequence) of a record, or None when it is
         not in the ranking."""
-        if self._index is None:
-            self._index = dict(zip(self.rids, range(len(self.rids)), strict=True))
-        i = self._index.get(rid)
-        return None if i is None else (i + 1, self.scores[i], self.seqs[i])
+        if self._rank_of_slot is not None and self._slot_of is not None:
+            slot = self._slot_of.get(rid)
+            i = -1 if slot is None else int(self._rank_of_slot[slot])
+        else:
+            if self._index is None:
+                self._index = dict(zip(self.rids.tolist(), range(len(self.rids)), strict=True))
+            i = self._index.get(rid, -1)
+        return None if i < 0 else (i + 1, float(self.scores[i]), int(self.seqs[i]))
 
 
 def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
@@ -325,12 +347,11 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     collection, on the in-memory postings (texts.py) for a large one."""
     terms = text_terms(c.store.analyzer, text)
     if not terms:
-        return TextRanking([], [], [])
+        return TextRanking.of([])
     store = c.store
     index = store.texts.loaded(c.num)
     if index is None and c.text_stats()[0] <= store.text_index_threshold:
-        rows = text_ranking(c, text)
-        return TextRanking([x[0] for x in rows], [x[1] for x in rows], [x[2] for x in rows])
+        return TextRanking.of(text_ranking(c, text))
     lo, hi = rid_range(c.num)
     index = index or store.texts.get(c.conn, c.num, lo, hi)
     allowed = None
@@ -340,7 +361,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     mask = index.collection(c.statuses, allowed)
     n_records = int(np.count_nonzero(mask))
     if not n_records:
-        return TextRanking([], [], [])
+        return TextRanking.of([])
     words = index.words.view().astype(np.float64)
     n_words = int(index.words.view()[mask].sum())
     # The formula and the order of operations of text_ranking's SQL, so
@@ -366,16 +387,14 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
             scores[slots] += weight / (1.0 + (a + bb * words[slots]) / tf)
             matched[slots] = True
     hits = np.flatnonzero(matched)
-    seqs = index.seqs.view()[hits]
-    order = hits[np.lexsort((seqs, -scores[hits]))]
-    rids = index.rids.view()[order].tolist()
-    ranking = TextRanking(scores[order].tolist(), index.seqs.view()[order].tolist(), rids)
-    if c.pred is not None and rids:
-        admitted = c.admit(rids)
-        keep_at = [i for i, rid in enumerate(rids) if rid in admitted]
-        ranking = TextRanking([ranking.scores[i] for i in keep_at], [ranking.seqs[i] for i in keep_at],
-                              [rids[i] for i in keep_at])
-    return ranking
+    order = hits[np.lexsort((index.seqs.view()[hits], -scores[hits]))]
+    if c.pred is not None and len(order):
+        admitted = c.admit(index.rids.view()[order].tolist())
+        order = order[np.isin(index.rids.view()[order], np.fromiter(admitted, dtype=np.int64))]
+    rank_of_slot = np.full(len(mask), -1, dtype=np.int64)
+    rank_of_slot[order] = np.arange(len(order))
+    return TextRanking(scores[order], index.seqs.view()[order], index.rids.view()[order], index.slot_of,
+                       rank_of_slot)
 
 
 def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> VectorRanking:
@@ -450,8 +469,8 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
     matched = full_text_ranking(c, text)
     v_lo = v_hi = t_lo = t_hi = 0.0
     if weighted:
-        t_lo = min(matched.scores, default=0.0)
-        t_hi = max(matched.scores, default=0.0)
+        t_lo = float(matched.scores.min()) if len(matched) else 0.0
+        t_hi = float(matched.scores.max()) if len(matched) else 0.0
         ext = vector.extremes()
         if ext is not None:
             v_lo, v_hi = ext
@@ -493,18 +512,18 @@ def _fused(req: Mapping[str, Any], c: _Candidates, text: str, vector: VectorRank
         stop early when the front is a bound, which is refined first."""
         nonlocal next_t, next_v
         while not heap or heap[0][1]:
-            while next_t < len(matched) and matched.rids[next_t] in taken:
+            while next_t < len(matched) and matched.rid(next_t) in taken:
                 next_t += 1
             while next_v >= 0 and rids[next_v] in taken:
                 next_v -= 1
             if next_t >= len(matched) and next_v < 0:
                 return  # every record is in
-            text_cap = text_part(next_t + 1, matched.scores[next_t]) if next_t < len(matched) else 0.0
+            text_cap = text_part(next_t + 1, matched.score(next_t)) if next_t < len(matched) else 0.0
             vector_cap = vector_bound(rids[next_v]) if next_v >= 0 else 0.0
             if heap and text_cap + vector_cap < -heap[0][0]:
                 return  # no record not yet taken can reach the front
             if next_v < 0 or (next_t < len(matched) and text_cap >= vector_cap):
-                take(matched.rids[next_t])
+                take(matched.rid(next_t))
             else:
                 take(rids[next_v])
 
