@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from memorywire.service import Service, ServiceError, Store
 from memorywire.service.operations import Call
-from memorywire.service.store import Analyzer, rid_range, term_key
+from memorywire.service.store import Analyzer, RWLock, rid_range, term_key
 
 _ops = itertools.count()
 
@@ -150,3 +151,49 @@ def test_the_analyzer_reads_text_as_the_index_does() -> None:
         assert columns("one two two") == (3, {"on": 1, "two": 2})  # Porter: one -> on
     finally:
         analyzer.close()
+
+
+def test_the_lock_lets_waiting_readers_in_between_writers() -> None:
+    """Under a steady stream of writers, the readers waiting when a writer
+    leaves go before the next writer (searches that use the in-memory
+    indexes are not starved), and a waiting writer goes before readers
+    that come after it."""
+    lock = RWLock()
+    order: list[str] = []
+
+    def wait_for(condition: Any) -> None:
+        deadline = time.monotonic() + 10
+        while not condition():
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+
+    def writer(name: str) -> None:
+        with lock.exclusive():
+            order.append(name)
+
+    def reader(name: str) -> None:
+        with lock.shared():
+            order.append(name)
+
+    with lock.exclusive():
+        threads = [threading.Thread(target=reader, args=("reader-1",))]
+        threads[0].start()
+        wait_for(lambda: lock._readers_waiting == 1)
+        threads.append(threading.Thread(target=writer, args=("writer-2",)))
+        threads[1].start()
+        wait_for(lambda: lock._waiting == 1)
+    wait_for(lambda: len(order) == 2)
+    assert order == ["reader-1", "writer-2"]
+
+    order.clear()
+    with lock.shared():
+        threads.append(threading.Thread(target=writer, args=("writer-1",)))
+        threads[-1].start()
+        wait_for(lambda: lock._waiting == 1)
+        threads.append(threading.Thread(target=reader, args=("reader-2",)))
+        threads[-1].start()
+        wait_for(lambda: lock._readers_waiting == 1)
+    wait_for(lambda: len(order) == 2)
+    assert order == ["writer-1", "reader-2"]
+    for t in threads:
+        t.join(10)

@@ -101,3 +101,29 @@ def test_postings_follow_writes(pair: Any) -> None:
         assert a == _search(sql, vector=q, **req)
     ids = [x[0] for x in _search(memory, vector=q, text="window", limit=1000)]
     assert "new" in ids and "r2" not in ids and "r5" not in ids and "r6" not in ids
+
+
+def test_a_word_of_one_term_twice_is_a_phrase_on_both_paths() -> None:
+    """A word the tokenizer reads as the same term twice ("ab" U+20DD "ab")
+    matches as the phrase "ab ab", on the postings as in SQLite, and does
+    not hide the plain word "ab" of the same query."""
+    records = [{"id": f"r{i}", "kind": "fact",
+                "fact": {"text": "ab ab good" if i % 5 == 0 else ("ab good" if i % 2 else "bad thing")},
+                "embeddings": [{"model": "m", "dimensions": 2, "values": [1.0, float(i)]}]} for i in range(30)]
+    memory = Service(Store(":memory:", text_index_threshold=0))
+    sql = Service(Store(":memory:", text_index_threshold=10**9))
+    try:
+        for svc in (memory, sql):
+            _put(svc, records, "load")
+        q = {"model": "m", "values": [1.0, 0.5]}
+        phrase = "ab\u20ddab"
+        for text in (phrase, phrase + " ab", "ab " + phrase):
+            a = _search(memory, text=text, vector=q, limit=100)
+            assert a == _search(sql, text=text, vector=q, limit=100)
+        matched = {x[0] for x in _search(memory, text=phrase, vector=q, limit=100) if x[2] is not None}
+        assert matched == {f"r{i}" for i in range(0, 30, 5)}
+        both = {x[0] for x in _search(memory, text=phrase + " ab", vector=q, limit=100) if x[2] is not None}
+        assert both == {f"r{i}" for i in range(30) if i % 5 == 0 or i % 2}
+    finally:
+        for svc in (memory, sql):
+            svc.store.close()

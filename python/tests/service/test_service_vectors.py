@@ -264,6 +264,40 @@ def test_indexes_stay_within_the_memory_budget() -> None:
             assert loaded() == expected
         assert store.indexes.total() <= store.indexes.limit  # type: ignore[operator]
         assert store.vectors.loaded(store.tenant_num("a") or 0, "m", DIMS) is None  # dropped, not kept
+        # Writes grow c's index beyond the budget: the least recently used goes.
+        more = _tenant_records(rng, 1500)
+        for svc in (budget, exact):
+            for i in range(0, 1500, 500):
+                svc.put(Call("c"), {"specversion": "1.0", "operation_id": f"more-{i}",
+                                    "items": [{"record": {**x, "id": "m" + x["id"]}} for x in more[i:i + 500]]})
+        assert loaded() == {"b"}
+        q = _vec(rng)
+        assert search(budget, "c", q) == search(exact, "c", q)
+        assert loaded() == {"c"}
     finally:
         for svc in (budget, exact):
+            svc.store.close()
+
+
+def test_hybrid_ranks_among_copies_of_one_embedding() -> None:
+    """Records that share one embedding tie in the vector ranking and are
+    ranked by sequence (operations.md section 9.3), through the index as
+    when every record is compared."""
+    records = [{"id": f"r{i}", "kind": "fact", "fact": {"text": "hello world" if i % 10 == 0 else "other words"},
+                "embeddings": [{"model": "m", "dimensions": 4,
+                                "values": [1.0, 2.0, 3.0, 4.0] if i % 3 else [4.0, 3.0, 2.0, 1.0]}]}
+               for i in range(2500)]
+    indexed = Service(Store(":memory:", vector_exact_threshold=0))
+    exact = Service(Store(":memory:", vector_exact_threshold=10**9))
+    try:
+        for svc in (indexed, exact):
+            _put(svc, records, "copies")
+        for fusion in ({}, {"method": "weighted"}, {"rrf_k": 1}):
+            req = {"text": "hello", "vector": {"model": "m", "values": [1.0, 0.0, 0.5, 0.0]}, "limit": 300,
+                   "fusion": fusion}
+            a = _search(indexed, **req)
+            assert a == _search(exact, **req)
+            assert len(a) == 300
+    finally:
+        for svc in (indexed, exact):
             svc.store.close()

@@ -36,17 +36,27 @@ class Budget:
         with self._lock:
             self._entries[key] = (size, drop)
             self._entries.move_to_end(key)
-            if self.limit is None:
-                return
-            total = sum(s() for s, _ in self._entries.values())
-            for other in list(self._entries):
-                if total <= self.limit:
-                    break
-                if other == key:
-                    continue
-                other_size, other_drop = self._entries.pop(other)
-                total -= other_size()
-                other_drop()
+            self._trim()
+
+    def trim(self) -> None:
+        """Drop the least recently used indexes while over the limit, as
+        indexes grow with writes; the most recently used one stays."""
+        with self._lock:
+            self._trim()
+
+    def _trim(self) -> None:
+        if self.limit is None or len(self._entries) < 2:
+            return
+        total = sum(s() for s, _ in self._entries.values())
+        keep = next(reversed(self._entries))
+        for other in list(self._entries):
+            if total <= self.limit:
+                break
+            if other == keep:
+                continue
+            other_size, other_drop = self._entries.pop(other)
+            total -= other_size()
+            other_drop()
 
     def forget(self, key: Hashable) -> None:
         """An index was dropped by its owner."""

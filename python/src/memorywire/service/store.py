@@ -198,6 +198,20 @@ class Analyzer:
                 conn.execute("COMMIT")
         return out
 
+    def _tokens(self, text: str) -> tuple[str, ...]:
+        """The terms of the tokens of a text, in order."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                conn.execute("INSERT INTO scratch (rowid, x) VALUES (1, ?)", (text,))
+                tokens = tuple(t for (t,) in conn.execute(
+                    'SELECT term FROM scratch_tokens ORDER BY "offset"'))
+                conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
+            finally:
+                conn.execute("COMMIT")
+        return tokens
+
     @staticmethod
     def _columns(terms: dict[str, int]) -> tuple[int, str | None]:
         if not terms:
@@ -235,12 +249,12 @@ class Analyzer:
         return found if found is not None else self._columns(self._terms([text])[0])
 
     def word(self, word: str) -> tuple[str, ...]:
-        """The distinct terms of one word of a query, sorted: usually one,
-        none for a word the index reads no token in, several for a word it
-        splits."""
+        """The terms of the tokens of one word of a query, in order: usually
+        one; none for a word the index reads no token in; several, repeats
+        included, for a word it splits, which matches as a phrase."""
         found = self._words.get(word)
         if found is None:
-            found = tuple(sorted(self._terms([word])[0])) if word else ()
+            found = self._tokens(word) if word else ()
             with self._memo_lock:
                 if len(self._words) >= self._MEMO_WORDS:
                     self._words.clear()
@@ -253,19 +267,28 @@ class Analyzer:
 
 
 class RWLock:
-    """A readers-writer lock that lets a waiting writer in before new readers."""
+    """A readers-writer lock, fair both ways: a waiting writer goes before
+    readers that come after it, and the readers waiting when a writer
+    leaves go before the next writer, so that neither side starves under a
+    steady stream of the other."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition(threading.Lock())
         self._readers = 0
         self._writer = False
-        self._waiting = 0
+        self._waiting = 0  # writers waiting
+        self._readers_waiting = 0
+        self._admitted = 0  # readers let in ahead of the waiting writers
 
     @contextmanager
     def shared(self) -> Iterator[None]:
         with self._cond:
-            while self._writer or self._waiting:
+            self._readers_waiting += 1
+            while self._writer or (self._waiting and not self._admitted):
                 self._cond.wait()
+            self._readers_waiting -= 1
+            if self._admitted:
+                self._admitted -= 1
             self._readers += 1
         try:
             yield
@@ -279,7 +302,7 @@ class RWLock:
     def exclusive(self) -> Iterator[None]:
         with self._cond:
             self._waiting += 1
-            while self._writer or self._readers:
+            while self._writer or self._readers or self._admitted:
                 self._cond.wait()
             self._waiting -= 1
             self._writer = True
@@ -288,6 +311,7 @@ class RWLock:
         finally:
             with self._cond:
                 self._writer = False
+                self._admitted = self._readers_waiting
                 self._cond.notify_all()
 
 
@@ -504,6 +528,7 @@ class Store:
         if tx.touched:
             self.vectors.apply(tx.touched)
             self.texts.apply(self._writer, ((t[0], rid) for rid, t in tx.touched.items()))
+            self.indexes.trim()
 
     @contextmanager
     def read(self, *, locked: bool = False) -> Iterator[sqlite3.Connection]:

@@ -78,6 +78,8 @@ class TextIndex:
         self.slot_of: dict[int, int] = {}
         self.postings: dict[str, tuple[_Growing, _Growing]] = {}
         self.dead = 0
+        #: The bytes of the postings, kept as they grow.
+        self.posting_bytes = 0
 
     def __len__(self) -> int:
         return len(self.slot_of)
@@ -85,8 +87,7 @@ class TextIndex:
     def nbytes(self) -> int:
         """The memory it takes, about."""
         arrays = sum(x.data.nbytes for x in (self.rids, self.seqs, self.words, self.status)) + self.alive.nbytes
-        postings = sum(p[0].data.nbytes + p[1].data.nbytes + 200 for p in self.postings.values())
-        return arrays + postings + 100 * len(self.slot_of)
+        return arrays + self.posting_bytes + 100 * len(self.slot_of)
 
     def add(self, rows: Iterable[tuple[int, int, str, int, str | None]]) -> None:
         """Add records: (rid, sequence, status, words, terms) each."""
@@ -128,8 +129,12 @@ class TextIndex:
             posting = self.postings.get(term)
             if posting is None:
                 posting = self.postings[term] = (_Growing(max(16, len(slots))), _Growing(max(16, len(slots))))
+                before = -200  # the entry itself, about
+            else:
+                before = posting[0].data.nbytes + posting[1].data.nbytes
             posting[0].extend(slots)
             posting[1].extend(counts)
+            self.posting_bytes += posting[0].data.nbytes + posting[1].data.nbytes - before
 
     def remove(self, rid: int) -> None:
         slot = self.slot_of.pop(rid, None)

@@ -311,6 +311,8 @@ class VectorRanking:
         self._cache: dict[int, tuple[float, int] | None] = {}
         self._positions: dict[int, int] | None = None
         self._sorted: tuple[Floats, list[int]] | None = None
+        #: Exact scores and sequences in the order of ``order()``, NaN until known.
+        self._exact_sorted: tuple[Floats, Ints] | None = None
 
     def __len__(self) -> int:
         return len(self.rids)
@@ -409,7 +411,10 @@ class VectorRanking:
         return max(-1.0, a - self.delta), min(1.0, a + self.delta)
 
     def rank(self, rid: int) -> int:
-        """The 1-based rank of a candidate."""
+        """The 1-based rank of a candidate: those certainly ranked before it
+        by their approximate scores, and those within the error bound of its
+        score compared exactly (in arrays, so that many records of one
+        score, such as copies of one embedding, cost little each)."""
         found = self.exact(rid)
         if found is None:
             raise KeyError(rid)
@@ -417,15 +422,15 @@ class VectorRanking:
         values, rids = self.order()
         lo = int(np.searchsorted(values, score - self.delta, side="left"))
         hi = int(np.searchsorted(values, score + self.delta, side="right"))
-        above = len(values) - hi
-        for i in range(lo, hi):
-            other = rids[i]
-            if other == rid:
-                continue
-            o = self.exact(other)
-            if o is not None and (o[0] > score or (o[0] == score and o[1] < seq)):
-                above += 1
-        return above + 1
+        if self._exact_sorted is None:
+            self._exact_sorted = (np.full(len(values), np.nan), np.zeros(len(values), dtype=np.int64))
+        scores, seqs = self._exact_sorted
+        for i in np.flatnonzero(np.isnan(scores[lo:hi])).tolist():
+            other = self.exact(rids[lo + i])
+            scores[lo + i], seqs[lo + i] = other if other is not None else (-np.inf, 0)
+        band, band_seqs = scores[lo:hi], seqs[lo:hi]
+        before = np.count_nonzero((band > score) | ((band == score) & (band_seqs < seq)))
+        return len(values) - hi + int(before) + 1
 
     def extremes(self) -> tuple[float, float] | None:
         """The least and the greatest exact score, or None without candidates."""
