@@ -56,3 +56,23 @@ def send(channel: Any, method: str, request: Any, tenant: str | None = None,
         raise service_error(e) from None
     return out
 
+
+def put_records(svc: Any, records: list[dict[str, Any]], op: str, tenant: str = "t") -> None:
+    """Put records into an in-process Service, 500 a request."""
+    from memorywire.service.operations import Call
+
+    for i in range(0, len(records), 500):
+        svc.put(Call(tenant), {"specversion": "1.0", "operation_id": f"{op}-{i}",
+                               "items": [{"record": x} for x in records[i:i + 500]]})
+
+
+def search_hits(svc: Any, tenant: str = "t", **req: Any) -> list[tuple[str, float, float | None, float | None]]:
+    """(id, score, text_score, vector_score) of the hits of one Search page
+    of an in-process Service."""
+    import memorywire.protobuf
+    from memorywire.service.operations import Call
+
+    data = svc.search(Call(tenant), {"specversion": "1.0", "operation_id": "s", **req})
+    out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
+    return [(h["record"]["id"], h.get("score", 0.0), h.get("text_score"), h.get("vector_score"))
+            for h in out.get("hits", [])]

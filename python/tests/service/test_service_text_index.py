@@ -8,8 +8,8 @@ import random
 from typing import Any
 
 import pytest
+from service_helpers import put_records, search_hits
 
-import memorywire.protobuf
 from memorywire.service import Service, Store
 from memorywire.service.operations import Call
 
@@ -19,19 +19,6 @@ WORDS = ["window", "seat", "aisle", "vegetarian", "flight", "lisbon", "e-mail", 
 
 def _vec(rng: random.Random) -> list[float]:
     return [rng.gauss(0.0, 1.0) for _ in range(DIMS)]
-
-
-def _put(svc: Service, records: list[dict[str, Any]], op: str) -> None:
-    for i in range(0, len(records), 500):
-        svc.put(Call("t"), {"specversion": "1.0", "operation_id": f"{op}-{i}",
-                            "items": [{"record": x} for x in records[i:i + 500]]})
-
-
-def _search(svc: Service, **req: Any) -> list[tuple[str, float, float | None, float | None]]:
-    data = svc.search(Call("t"), {"specversion": "1.0", "operation_id": "s", **req})
-    out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
-    return [(h["record"]["id"], h.get("score", 0.0), h.get("text_score"), h.get("vector_score"))
-            for h in out.get("hits", [])]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +39,7 @@ def pair() -> Any:
     memory = Service(Store(":memory:", text_index_threshold=0))
     sql = Service(Store(":memory:", text_index_threshold=10**9))
     for svc in (memory, sql):
-        _put(svc, records, "load")
+        put_records(svc, records, "load")
     yield memory, sql, rng
     for svc in (memory, sql):
         svc.store.close()
@@ -76,8 +63,8 @@ def test_hybrid_rankings_equal(pair: Any, req: dict[str, Any]) -> None:
     memory, sql, rng = pair
     for _ in range(3):
         q = {"model": "m", "values": _vec(rng)}
-        a = _search(memory, vector=q, **req)
-        assert a == _search(sql, vector=q, **req)
+        a = search_hits(memory, vector=q, **req)
+        assert a == search_hits(sql, vector=q, **req)
         assert a
     assert memory.store.texts.loaded(memory.store.tenant_num("t")) is not None
     assert sql.store.texts.loaded(sql.store.tenant_num("t")) is None
@@ -86,7 +73,7 @@ def test_hybrid_rankings_equal(pair: Any, req: dict[str, Any]) -> None:
 def test_postings_follow_writes(pair: Any) -> None:
     memory, sql, rng = pair
     for svc in (memory, sql):
-        _put(svc, [{"id": "r1", "kind": "fact", "fact": {"text": "window window window seat"}},
+        put_records(svc, [{"id": "r1", "kind": "fact", "fact": {"text": "window window window seat"}},
                    {"id": "new", "kind": "fact", "fact": {"text": "a quiet window"}}], "change")
         svc.delete(Call("t"), {"specversion": "1.0", "operation_id": "del", "ids": ["r2", "r3"],
                                "mode": "hard"})
@@ -97,9 +84,9 @@ def test_postings_follow_writes(pair: Any) -> None:
                                "patch": {"fact": {"text": "an aisle seat by the window"}}})
     q = {"model": "m", "values": _vec(rng)}
     for req in REQUESTS[:5]:
-        a = _search(memory, vector=q, **req)
-        assert a == _search(sql, vector=q, **req)
-    ids = [x[0] for x in _search(memory, vector=q, text="window", limit=1000)]
+        a = search_hits(memory, vector=q, **req)
+        assert a == search_hits(sql, vector=q, **req)
+    ids = [x[0] for x in search_hits(memory, vector=q, text="window", limit=1000)]
     assert "new" in ids and "r2" not in ids and "r5" not in ids and "r6" not in ids
 
 
@@ -114,15 +101,15 @@ def test_a_word_of_one_term_twice_is_a_phrase_on_both_paths() -> None:
     sql = Service(Store(":memory:", text_index_threshold=10**9))
     try:
         for svc in (memory, sql):
-            _put(svc, records, "load")
+            put_records(svc, records, "load")
         q = {"model": "m", "values": [1.0, 0.5]}
         phrase = "ab\u20ddab"
         for text in (phrase, phrase + " ab", "ab " + phrase):
-            a = _search(memory, text=text, vector=q, limit=100)
-            assert a == _search(sql, text=text, vector=q, limit=100)
-        matched = {x[0] for x in _search(memory, text=phrase, vector=q, limit=100) if x[2] is not None}
+            a = search_hits(memory, text=text, vector=q, limit=100)
+            assert a == search_hits(sql, text=text, vector=q, limit=100)
+        matched = {x[0] for x in search_hits(memory, text=phrase, vector=q, limit=100) if x[2] is not None}
         assert matched == {f"r{i}" for i in range(0, 30, 5)}
-        both = {x[0] for x in _search(memory, text=phrase + " ab", vector=q, limit=100) if x[2] is not None}
+        both = {x[0] for x in search_hits(memory, text=phrase + " ab", vector=q, limit=100) if x[2] is not None}
         assert both == {f"r{i}" for i in range(30) if i % 5 == 0 or i % 2}
     finally:
         for svc in (memory, sql):

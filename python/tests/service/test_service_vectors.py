@@ -10,6 +10,7 @@ from array import array
 from typing import Any
 
 import pytest
+from service_helpers import put_records, search_hits
 
 import memorywire.protobuf
 from memorywire.service import Service, Store
@@ -23,16 +24,8 @@ def _vec(rng: random.Random, dims: int = DIMS) -> list[float]:
     return [rng.gauss(0.0, 1.0) for _ in range(dims)]
 
 
-def _put(svc: Service, records: list[dict[str, Any]], op: str) -> None:
-    for i in range(0, len(records), 500):
-        svc.put(Call("t"), {"specversion": "1.0", "operation_id": f"{op}-{i}",
-                            "items": [{"record": x} for x in records[i:i + 500]]})
-
-
 def _search(svc: Service, **req: Any) -> list[tuple[str, float]]:
-    data = svc.search(Call("t"), {"specversion": "1.0", "operation_id": "s", **req})
-    out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
-    return [(h["record"]["id"], h.get("score", 0.0)) for h in out.get("hits", [])]
+    return [(x[0], x[1]) for x in search_hits(svc, **req)]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +47,7 @@ def pair() -> Any:
     indexed = Service(Store(":memory:", vector_exact_threshold=0))
     exact = Service(Store(":memory:", vector_exact_threshold=10**9))
     for svc in (indexed, exact):
-        _put(svc, records, "load")
+        put_records(svc, records, "load")
     yield indexed, exact, rng
     for svc in (indexed, exact):
         svc.store.close()
@@ -110,7 +103,7 @@ def test_index_follows_writes(pair: Any) -> None:
                {"id": "new", "kind": "fact", "fact": {"text": "new"},
                 "embeddings": [{"model": "m", "dimensions": DIMS, "values": [-x for x in q]}]}]
     for svc in (indexed, exact):
-        _put(svc, changes, "change")
+        put_records(svc, changes, "change")
         svc.delete(Call("t"), {"specversion": "1.0", "operation_id": "del", "ids": ["r6", "r9"],
                                "mode": "hard"})
         svc.update(Call("t"), {"specversion": "1.0", "operation_id": "arch", "id": "r12",
@@ -173,7 +166,7 @@ def test_irregular_norms_rank_exactly() -> None:
                 "embeddings": [{"model": "m", "dimensions": dims, "values": [0.0] * dims}]}]
     svc = Service(Store(":memory:", vector_exact_threshold=0))
     try:
-        _put(svc, records, "irregular")
+        put_records(svc, records, "irregular")
         q = [1.0, -1.0] + [0.5] * (dims - 2)
         hits = dict(_search(svc, vector={"model": "m", "values": q}))
         q_norm = math.sqrt(sum(x * x for x in q))
@@ -190,7 +183,7 @@ def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
     path = str(tmp_path / "old.sqlite3")
     v = _f32([1.0, 2.0, 3.0])
     svc = Service(Store(path))
-    _put(svc, [{"id": "a", "kind": "fact", "fact": {"text": "a"},
+    put_records(svc, [{"id": "a", "kind": "fact", "fact": {"text": "a"},
                 "embeddings": [{"model": "m", "dimensions": 3, "values": v}]}], "old")
     svc.store.close()
     conn = sqlite3.connect(path)
@@ -242,16 +235,11 @@ def test_indexes_stay_within_the_memory_budget() -> None:
     exact = Service(Store(":memory:", vector_exact_threshold=10**9))
     for svc in (budget, exact):
         for tenant, records in data.items():
-            for i in range(0, len(records), 500):
-                svc.put(Call(tenant), {"specversion": "1.0", "operation_id": f"{tenant}-{i}",
-                                       "items": [{"record": x} for x in records[i:i + 500]]})
+            put_records(svc, records, tenant, tenant=tenant)
     store = budget.store
 
-    def search(svc: Service, tenant: str, q: list[float]) -> list[tuple[str, float]]:
-        data = svc.search(Call(tenant), {"specversion": "1.0", "operation_id": "s", "limit": 20,
-                                         "vector": {"model": "m", "values": q}})
-        out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
-        return [(h["record"]["id"], h["score"]) for h in out["hits"]]
+    def search(svc: Service, tenant: str, q: list[float]) -> Any:
+        return search_hits(svc, tenant, limit=20, vector={"model": "m", "values": q})
 
     def loaded() -> set[str]:
         return {t for t in data if ("vectors", store.tenant_num(t), "m", DIMS) in store.indexes}
@@ -267,9 +255,7 @@ def test_indexes_stay_within_the_memory_budget() -> None:
         # Writes grow c's index beyond the budget: the least recently used goes.
         more = _tenant_records(rng, 1500)
         for svc in (budget, exact):
-            for i in range(0, 1500, 500):
-                svc.put(Call("c"), {"specversion": "1.0", "operation_id": f"more-{i}",
-                                    "items": [{"record": {**x, "id": "m" + x["id"]}} for x in more[i:i + 500]]})
+            put_records(svc, [{**x, "id": "m" + x["id"]} for x in more], "more", tenant="c")
         assert loaded() == {"b"}
         q = _vec(rng)
         assert search(budget, "c", q) == search(exact, "c", q)
@@ -291,7 +277,7 @@ def test_hybrid_ranks_among_copies_of_one_embedding() -> None:
     exact = Service(Store(":memory:", vector_exact_threshold=10**9))
     try:
         for svc in (indexed, exact):
-            _put(svc, records, "copies")
+            put_records(svc, records, "copies")
         for fusion in ({}, {"method": "weighted"}, {"rrf_k": 1}):
             req = {"text": "hello", "vector": {"model": "m", "values": [1.0, 0.0, 0.5, 0.0]}, "limit": 300,
                    "fusion": fusion}
