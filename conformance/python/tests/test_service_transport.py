@@ -15,8 +15,9 @@ import grpc
 import pytest
 from tls_support import Pki, make_pki
 
+from memorywire_conformance.service.client import Client
 from memorywire_conformance.service.descriptors import SERVICE, message_class
-from memorywire_conformance.service.transport import is_local
+from memorywire_conformance.service.transport import NO_TOKEN, Security, is_local, secure_channel
 from memorywire_conformance.service.wire import to_message
 
 TOKEN = "runner-Token_1.x~"
@@ -30,10 +31,13 @@ class Fake:
     def __init__(self, token: str | None = None) -> None:
         self.token = token
         self.seen: list[list[str]] = []
+        self.keys: list[list[str]] = []
 
     def capabilities(self, request: bytes, context: grpc.ServicerContext) -> bytes:
-        auth = [v for k, v in context.invocation_metadata() if k == "authorization"]
+        metadata = context.invocation_metadata()
+        auth = [v for k, v in metadata if k == "authorization"]
         self.seen.append(auth)
+        self.keys.append([k for k, _ in metadata])
         if self.token is not None and auth != [f"Bearer {self.token}"]:
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "no credentials")
         req: Any = message_class("GetCapabilitiesRequest").FromString(request)
@@ -158,3 +162,22 @@ def test_option_errors(run_cli: Any, pki: Pki, token_file: Path, tmp_path: Path)
 ])
 def test_local_targets(target: str, local: bool) -> None:
     assert is_local(target) is local
+
+
+@pytest.mark.parametrize("token", [TOKEN, None])
+def test_a_call_marked_to_go_without_the_token(token: str | None) -> None:
+    """A call with the NO_TOKEN metadata leaves without the token, and the
+    marker itself never leaves the runner, with a token or without one."""
+    fake = Fake()
+    for target in fake.serve(None):
+        channel = secure_channel(target, Security(token=token), [])
+        try:
+            client = Client(channel, "acme", 5.0)
+            client.call("GetCapabilities", {},
+                        metadata=((NO_TOKEN, "1"), ("memorywire-tenant", "acme")))
+            client.call("GetCapabilities", {})
+        finally:
+            channel.close()
+    assert fake.seen == [[], [f"Bearer {token}"] if token else []]
+    assert all(NO_TOKEN not in keys for keys in fake.keys)
+    assert "memorywire-tenant" in fake.keys[0]

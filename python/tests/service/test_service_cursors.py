@@ -100,10 +100,30 @@ def test_search_cursor_expires(mw: Client, clock: Clock) -> None:
     _expired(lambda: mw.search(limit=3, cursor=plain["next_cursor"]))
 
 
-def test_a_clock_turned_back_does_not_expire_cursors(mw: Client, clock: Clock) -> None:
+def test_a_cursor_dated_ahead_of_the_clock_expires(mw: Client, clock: Clock) -> None:
+    """A clock set back a little leaves cursors valid; one set back more
+    (the cursors were issued while it ran fast) expires them, or they would
+    live until the clock caught up."""
     first = mw.history(limit=1)
-    clock.now -= 10 * HOUR
+    clock.now -= cursors.CLOCK_SKEW - 1
     assert [r["id"] for r in mw.history(limit=1, cursor=first["next_cursor"])["records"]] == ["m1"]
+    clock.now -= 10 * HOUR
+    _expired(lambda: mw.history(limit=1, cursor=first["next_cursor"]))
+
+
+def test_a_cursor_is_exactly_the_text_issued(mw: Client) -> None:
+    """Text that decodes to a cursor's bytes but is not the text the service
+    issued (characters outside the alphabet, padding, other unused bits in
+    the last character) is a string the service did not issue."""
+    cursor = mw.history(limit=1)["next_cursor"]
+    prefix, body = cursor[:3], cursor[3:]
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet.index(body[-1])
+    unused = len(body) * 6 - len(body) * 6 // 8 * 8  # bits of the last character that carry nothing
+    same_bytes = [c for c in alphabet if c != body[-1] and alphabet.index(c) >> unused == last >> unused]
+    assert same_bytes
+    for variant in (prefix + body[:5] + "!*" + body[5:], cursor + "==", prefix + body[:-1] + same_bytes[0]):
+        fails("INVALID_CURSOR", lambda v=variant: mw.history(limit=1, cursor=v), "/cursor")  # type: ignore[misc]
 
 
 def test_cursors_without_ttl_never_expire(clock: Clock) -> None:

@@ -156,6 +156,9 @@ SECRET = "s3cret-Token"
     ('{"' + SECRET + '": [1]}', "entry 1: a token maps to a list of tenant names"),
     ('{"' + SECRET + '": []}', "entry 1: the token covers no tenant"),
     ('{"' + SECRET + '": [""]}', "entry 1: a tenant name has 1 to 256 code points"),
+    # Written the wrong way round, the value is the token: it is never quoted.
+    ('{"acme": "' + SECRET + '"}', 'entry 1: a token maps to a list of tenant names or to "*", not another string'),
+    ('{"acme": {"token": "' + SECRET + '"}}', "not an object"),
     ('{"' + SECRET + '": ["a"], "' + SECRET + '": "*"}', "gives a token twice"),
 ])
 def test_bad_tokens_files(tmp_path: Path, content: str, problem: str) -> None:
@@ -292,3 +295,22 @@ def test_local_targets(target: str) -> None:
                                     "dns:///", "ipv4:127.0.0.1:1,10.0.0.1:1", "127.0.0.1.example.com:1"])
 def test_not_local_targets(target: str) -> None:
     assert not is_local(target)
+
+
+def test_server_tokens_from_python() -> None:
+    """MemoryServer(tokens=...) reads "*" and None as every tenant, refuses
+    one string for a collection of tenants (it would match substrings) and
+    keeps digests of the tokens, not the tokens."""
+    server = MemoryServer(":memory:", "127.0.0.1:0", tokens={"tok-a.1": "*", "tok-b.2": None,
+                                                               "tok-c.3": ["acme"]}, log=None)
+    try:
+        assert server.tokens is not None and len(server.tokens) == 3
+        assert all(isinstance(k, bytes) and len(k) == 32 for k in server.tokens)
+        assert sorted(v is None for v in server.tokens.values()) == [False, True, True]
+        assert "tok-a.1" not in repr(server.tokens)
+    finally:
+        server.store.close()
+    for tokens, problem in (({"tok": "acme-corp"}, "not one string"), ({"tok": []}, "at least one tenant"),
+                            ({"": ["acme"]}, "non-empty string"), ({"tok x": "*"}, "RFC 6750")):
+        with pytest.raises(ValueError, match=problem):
+            MemoryServer(":memory:", "127.0.0.1:0", tokens=tokens, log=None)  # type: ignore[arg-type]

@@ -29,6 +29,8 @@ __all__ = ["DEFAULT_PAGE_TTL", "Paging", "decode_page", "decode_position", "enco
 
 #: How long a paging cursor stays valid by default, in seconds: a day.
 DEFAULT_PAGE_TTL = 24 * 3600
+#: How far ahead of the clock a paging cursor may be dated, in seconds.
+CLOCK_SKEW = 300
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,13 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """The bytes of a cursor's text; ValueError unless the text is exactly
+    what _b64 writes for them (the decoder alone would skip characters
+    outside the alphabet and ignore the unused bits of the last one)."""
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(raw) != text:
+        raise ValueError("not the text of these bytes")
+    return raw
 
 
 def _mac(secret: bytes, tenant: str, label: bytes, payload: bytes) -> bytes:
@@ -114,7 +122,10 @@ def decode_page(secret: bytes, tenant: str, request_digest: bytes, cursor: str,
     if not hmac.compare_digest(mac, _mac(secret, tenant, b"page" + request_digest, payload)):
         raise _invalid("/cursor")
     score, seq, issued = struct.unpack(">dQQ", payload)
-    if paging.ttl is not None and paging.clock() - issued > paging.ttl:
+    # A cursor dated ahead of the clock was issued while the clock ran fast:
+    # it expires too, or it would live until the clock caught up.
+    now = paging.clock()
+    if paging.ttl is not None and (now - issued > paging.ttl or issued - now > CLOCK_SKEW):
         raise error("CURSOR_EXPIRED", f"the cursor has expired: the paging cursors of this service "
                     f"are valid for {paging.ttl:g} seconds; start again without a cursor", "/cursor")
     return float(score), int(seq)

@@ -13,6 +13,7 @@ tokens (grpc-binding.md section 3.2).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -202,6 +203,36 @@ def _read_pem(path: str | Path, what: str, marker: bytes | re.Pattern[bytes], ki
     return data
 
 
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list with other things than tenant names"
+    return {dict: "an object", str: "another string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), "another value")
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+def _coverage(tokens: Mapping[str, Collection[str] | None]) -> dict[bytes, frozenset[str] | None]:
+    """Accepted tokens by their SHA-256 digest (the tokens themselves are not
+    kept), each with the tenants it covers: None, or "*", for every tenant."""
+    out: dict[bytes, frozenset[str] | None] = {}
+    for token, covers in tokens.items():
+        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+            raise ValueError("a bearer token is a non-empty string of the characters of RFC 6750 section 2.1")
+        if covers is None or covers == "*":
+            out[_digest(token)] = None
+        elif isinstance(covers, str):
+            raise ValueError('a token covers a collection of tenant names, None or "*", not one string')
+        else:
+            tenants = frozenset(covers)
+            if not tenants or not all(isinstance(t, str) and 1 <= len(t) <= 256 for t in tenants):
+                raise ValueError("a token covers at least one tenant name of 1 to 256 code points")
+            out[_digest(token)] = tenants
+    return out
+
+
 def load_tokens(path: str | Path) -> dict[str, frozenset[str] | None]:
     """The bearer tokens of a tokens file: a JSON object that maps each
     token to the list of tenants it covers, or to ``"*"`` for every tenant::
@@ -256,8 +287,9 @@ def load_tokens(path: str | Path) -> dict[str, frozenset[str] | None]:
             tokens[token] = None
             continue
         if not isinstance(covers, list) or not all(isinstance(t, str) for t in covers):
-            raise ValueError(f'{where}: a token maps to a list of tenant names or to "*", '
-                             f"not {json.dumps(covers)[:80]}")
+            # Never quote the value: in a file written the wrong way round it is the token.
+            raise ValueError(f'{where}: a token maps to a list of tenant names or to "*", not '
+                             f"{_json_kind(covers)}")
         if not covers:
             raise ValueError(f'{where}: the token covers no tenant; list its tenants, or "*" for '
                              "every tenant")
@@ -292,6 +324,8 @@ class MemoryServer:
                  clock: Callable[[], float] = time.time,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
                  log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
+        #: Accepted tokens by digest, checked before anything is opened.
+        self.tokens = _coverage(tokens) if tokens is not None else None
         if tokens is not None and tls is None and not allow_insecure_credentials \
                 and not is_local(listen):
             raise ValueError(f"bearer tokens without TLS on {listen}, which is not a loopback "
@@ -304,7 +338,6 @@ class MemoryServer:
         self.service = Service(self.store, limits=limits, strict=strict,
                                page_cursor_ttl=page_cursor_ttl, clock=clock)
         self.limits = limits
-        self.tokens = dict(tokens) if tokens is not None else None
         self.tls = tls
         self.log = _Log(log)
         self.log_calls = log_calls
@@ -408,13 +441,14 @@ class MemoryServer:
             auth = [v for k, v in md if k == "authorization"]
             value = auth[0] if len(auth) == 1 and isinstance(auth[0], str) else ""
             token = value[7:] if value.startswith("Bearer ") else None
-            if not token or token not in self.tokens:
+            # Looked up by digest: no comparison of the secret itself.
+            if not token or (digest := _digest(token)) not in self.tokens:
                 raise error("CREDENTIALS_INVALID", "the call carries no credentials this service accepts")
         tenant = None
         if method != "GetCapabilities":
             tenant = parse_tenant([v for k, v in md if k == TENANT_KEY and isinstance(v, str)])
-            if token is not None:
-                covered = self.tokens[token] if self.tokens is not None else None
+            if token is not None and self.tokens is not None:
+                covered = self.tokens[digest]
                 if covered is not None and tenant not in covered:
                     raise error("TENANT_MISMATCH", "the credentials do not cover the tenant")
         for k, v in md:

@@ -197,6 +197,7 @@ class Client:
         return from_message(self.raw(method, request, **kw))
 
     def export(self, request: Mapping[str, Any] | Message, *, tenant: Any = DEFAULT,
+               metadata: Sequence[tuple[str, str]] | None = None,
                timeout: float | None = None) -> list[dict[str, Any]]:
         """Call Export; every message of the stream, as dicts."""
         stub = self.channel.unary_stream(
@@ -206,13 +207,14 @@ class Client:
         try:
             for msg in stub(self.envelope("Export", request).SerializeToString(),
                             timeout=timeout or self.timeout,
-                            metadata=self._metadata(tenant, None)):
+                            metadata=self._metadata(tenant, metadata)):
                 messages.append(from_message(msg))
         except grpc.RpcError as e:
             raise _failure("Export", e) from None
         return messages
 
     def import_(self, requests: Iterable[Mapping[str, Any] | Message], *, tenant: Any = DEFAULT,
+                metadata: Sequence[tuple[str, str]] | None = None,
                 timeout: float | None = None) -> dict[str, Any]:
         """Call Import with a stream of messages; the response as a dict. Each
         dict without an ``operation_id`` gets the first message's."""
@@ -232,12 +234,13 @@ class Client:
             response_deserializer=message_class("ImportResponse").FromString)
         try:
             response = stub(iter(messages), timeout=timeout or self.timeout,
-                            metadata=self._metadata(tenant, None))
+                            metadata=self._metadata(tenant, metadata))
         except grpc.RpcError as e:
             raise _failure("Import", e) from None
         return from_message(response)
 
     def watch(self, request: Mapping[str, Any] | Message, *, tenant: Any = DEFAULT,
+              metadata: Sequence[tuple[str, str]] | None = None,
               timeout: float | None = None) -> WatchStream:
         """Open a Watch stream whose deadline is ``timeout`` seconds away."""
         stub = self.channel.unary_stream(
@@ -245,7 +248,7 @@ class Client:
             response_deserializer=message_class("WatchResponse").FromString)
         message = self.envelope("Watch", request)
         call = stub(message.SerializeToString(), timeout=timeout or self.timeout,
-                    metadata=self._metadata(tenant, None))
+                    metadata=self._metadata(tenant, metadata))
         return WatchStream(call, str(getattr(message, "operation_id", "")))
 
 

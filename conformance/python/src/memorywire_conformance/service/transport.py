@@ -24,8 +24,9 @@ import grpc
 __all__ = ["NO_TOKEN", "Security", "SecurityError", "is_local", "read_security", "secure_channel"]
 
 #: Metadata that a scenario gives to send a call without the token; the
-#: channel removes it before the call leaves.
-NO_TOKEN = "memorywire-conformance-no-token"
+#: channel removes it before the call leaves (outside the memorywire-
+#: prefix, which the specification keeps for itself).
+NO_TOKEN = "x-conformance-no-token"
 
 #: A bearer token (RFC 6750 section 2.1, b64token).
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -120,9 +121,7 @@ def secure_channel(target: str, security: Security,
         channel = grpc.secure_channel(target, credentials, options=options)
     else:
         channel = grpc.insecure_channel(target, options=options)
-    if security.token is None:
-        return channel
-    if not security.tls and not is_local(target):
+    if security.token is not None and not security.tls and not is_local(target):
         channel.close()
         raise SecurityError(f"a token is sent only over TLS: {target} is not on this machine")
     return grpc.intercept_channel(channel, _Bearer(security.token))
@@ -141,17 +140,18 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor,  # type: ignore[misc]
               grpc.StreamUnaryClientInterceptor,  # type: ignore[misc]
               grpc.StreamStreamClientInterceptor):  # type: ignore[misc]
     """Adds ``authorization: Bearer TOKEN`` to every call that has none,
-    except a call that asks for none with the metadata ``NO_TOKEN``."""
+    except a call that asks for none with the metadata ``NO_TOKEN``, which
+    never leaves the runner."""
 
-    def __init__(self, token: str) -> None:
-        self._header = ("authorization", f"Bearer {token}")
+    def __init__(self, token: str | None) -> None:
+        self._header = ("authorization", f"Bearer {token}") if token is not None else None
 
     def _with_token(self, details: Any) -> Any:
         metadata = list(details.metadata or ())
-        if any(key == "authorization" for key, _ in metadata):
-            return details
         if any(key == NO_TOKEN for key, _ in metadata):
             metadata = [(k, v) for k, v in metadata if k != NO_TOKEN]
+        elif self._header is None or any(key == "authorization" for key, _ in metadata):
+            return details
         else:
             metadata.append(self._header)
         return _Details(details.method, details.timeout, tuple(metadata), details.credentials,

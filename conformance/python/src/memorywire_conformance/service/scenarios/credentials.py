@@ -21,24 +21,44 @@ def _token(ctx: Ctx) -> str:
 
 @scenario("Required.Service.Credentials.Missing", "grpc-binding.md#3.2", "grpc-binding.md#3.4")
 def missing(ctx: Ctx) -> None:
-    """A call without ``authorization`` to a service that requires
-    credentials fails with UNAUTHENTICATED CREDENTIALS_INVALID and no
-    pointer, whatever the method, and has no effect."""
+    """Every method, GetCapabilities and the streaming ones included, called
+    without ``authorization`` (and without a tenant, so that the reason
+    shows the credentials are checked first) fails with UNAUTHENTICATED
+    CREDENTIALS_INVALID and no pointer, and has no effect."""
     _token(ctx)
-    bare = ((TENANT_KEY, encode_tenant(ctx.tenant)), (NO_TOKEN, "1"))
+    bare = ((NO_TOKEN, "1"),)
+    record = fact("f-1", "x")
+    unary: dict[str, dict[str, Any]] = {
+        "Put": {"items": [{"record": record}]},
+        "Get": {"ids": ["f-1"]},
+        "History": {},
+        "Search": {"text": "x"},
+        "Update": {"id": "f-1", "patch": {"tags": ["a"]}},
+        "Delete": {"ids": ["f-1"]},
+        "GetCapabilities": {},
+    }
+    optional: dict[str, dict[str, Any]] = {
+        "Expire": {"policy": {"older_than_seconds": 60}, "action": "archive", "dry_run": True},
+        "Merge": {"target_id": "f-1", "source_ids": ["f-2"]},
+        "Compact": {"ids": ["f-1"],
+                    "summary": {"id": "s", "kind": "summary", "summary": {"text": "x"}}},
+        "Review": {"id": "f-1", "decision": "approve"},
+        "CommitOffset": {"consumer": "c", "cursor": "x"},
+    }
+    unary.update({name: body for name, body in optional.items()
+                  if ctx.has("approval" if name == "Review" else name)})
     calls: list[tuple[str, Callable[[], Any]]] = [
-        ("Put", partial(ctx.mw.call, "Put", {"items": [{"record": fact("f-1", "x")}]},
-                        metadata=bare)),
-        ("Get", partial(ctx.mw.call, "Get", {"ids": ["f-1"]}, metadata=bare)),
-        ("History", partial(ctx.mw.call, "History", {}, metadata=bare)),
-        ("Search", partial(ctx.mw.call, "Search", {"text": "x"}, metadata=bare)),
-        ("Delete", partial(ctx.mw.call, "Delete", {"ids": ["f-1"]}, metadata=bare)),
-    ]
+        (name, partial(ctx.mw.call, name, body, metadata=bare)) for name, body in unary.items()]
+    calls.append(("Export", partial(ctx.mw.export, {}, metadata=bare)))
+    calls.append(("Import", partial(ctx.mw.import_, [{"records": [record]}], metadata=bare)))
+    if ctx.has("Watch"):
+        calls.append(("Watch", lambda: ctx.mw.watch({"from_start": True},
+                                                   metadata=bare).next(ctx.wait)))
     for name, fn in calls:
         ctx.expect_error(fn, "UNAUTHENTICATED", "CREDENTIALS_INVALID", no_pointer=True,
                          what=f"{name} without credentials")
     ctx.eq(ctx.get(["f-1"]).get("missing_ids"), ["f-1"],
-           "Get of the record that a Put without credentials tried to write")
+           "Get of the record that a Put and an Import without credentials tried to write")
 
 
 @scenario("Required.Service.Credentials.NotAccepted", "grpc-binding.md#3.2")
