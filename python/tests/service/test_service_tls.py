@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
-from service_helpers import fact, fails
+from service_helpers import fact, fails, send
 from tls_helpers import Pki, make_pki
 
 from memorywire._transport import is_local
@@ -314,3 +315,19 @@ def test_server_tokens_from_python() -> None:
                             ({"": ["acme"]}, "non-empty string"), ({"tok x": "*"}, "RFC 6750")):
         with pytest.raises(ValueError, match=problem):
             MemoryServer(":memory:", "127.0.0.1:0", tokens=tokens, log=None)  # type: ignore[arg-type]
+
+
+def test_the_scheme_of_authorization(token_target: str, pki: Pki) -> None:
+    """The scheme is read without regard to case; the rest is the token to
+    the letter: another case, a second space or another scheme is not."""
+
+    channel = grpc.secure_channel(token_target, tls_credentials(ca=pki.ca))
+    try:
+        for value in ("Bearer tok-acme.1", "bearer tok-acme.1", "BEARER tok-acme.1"):
+            send(channel, "Get", {"ids": ["x"]}, "acme", (("authorization", value),))
+        for value in ("Bearer  tok-acme.1", "Bearer tok-acme.1 ", "Basic tok-acme.1", "Bearer Tok-acme.1",
+                      "Bearertok-acme.1"):
+            fails("CREDENTIALS_INVALID", lambda v=value: send(  # type: ignore[misc]
+                channel, "Get", {"ids": ["x"]}, "acme", (("authorization", v),)))
+    finally:
+        channel.close()

@@ -440,7 +440,8 @@ class MemoryServer:
         if self.tokens is not None:
             auth = [v for k, v in md if k == "authorization"]
             value = auth[0] if len(auth) == 1 and isinstance(auth[0], str) else ""
-            token = value[7:] if value.startswith("Bearer ") else None
+            # The scheme is case-insensitive (RFC 7235 section 2.1); one space follows it.
+            token = value[7:] if value[:7].lower() == "bearer " else None
             # Looked up by digest: no comparison of the secret itself.
             if not token or (digest := _digest(token)) not in self.tokens:
                 raise error("CREDENTIALS_INVALID", "the call carries no credentials this service accepts")
