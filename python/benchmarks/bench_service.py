@@ -67,9 +67,10 @@ class Server:
     """The service in a subprocess, on loopback."""
 
     def __init__(self, store: Path) -> None:
+        # --no-warm: the first queries load the indexes, and are timed apart.
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "memorywire.service", "--listen", "127.0.0.1:0",
-             "--store", str(store), "--quiet", "--max-workers", "64"],
+             "--store", str(store), "--quiet", "--max-workers", "64", "--no-warm"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         ready = threading.Event()
         self.address = ""

@@ -287,3 +287,44 @@ def test_hybrid_ranks_among_copies_of_one_embedding() -> None:
     finally:
         for svc in (indexed, exact):
             svc.store.close()
+
+
+def test_the_server_warms_the_largest_indexes(tmp_path: Any) -> None:
+    """As it starts, the server loads the search indexes of the groups too
+    large to search without them, and logs it; with warm=False it does not,
+    and a budget already full stops it."""
+    import io
+    import json
+
+    from memorywire.service.server import MemoryServer
+
+    path = str(tmp_path / "warm.sqlite3")
+    rng = random.Random(9)
+    svc = Service(Store(path))
+    for tenant in ("big", "small"):
+        put_records(svc, _tenant_records(rng, 60 if tenant == "big" else 5), tenant, tenant=tenant)
+    svc.store.close()
+
+    def start(warm: bool, limit: int | None = None) -> tuple[Store, str]:
+        store = Store(path, vector_exact_threshold=20, text_index_threshold=20, index_memory_bytes=limit)
+        log = io.StringIO()
+        server = MemoryServer(store, "127.0.0.1:0", warm=warm, log=log)
+        server.start()
+        if server.warming is not None:
+            server.warming.join(30)
+        server.stop(grace=0.5)
+        return store, log.getvalue()
+
+    store, log = start(True)
+    big, small = store.tenant_num("big") or 0, store.tenant_num("small") or 0
+    assert ("vectors", big, "m", DIMS) in store.indexes and ("texts", big) in store.indexes
+    assert ("vectors", small, "m", DIMS) not in store.indexes and ("texts", small) not in store.indexes
+    warmed = [json.loads(line) for line in log.splitlines() if '"warmed"' in line]
+    assert warmed and warmed[0]["vector_indexes"] == 1 and warmed[0]["text_indexes"] == 1
+    store.close()
+    store, log = start(False)
+    assert store.indexes.total() == 0 and '"warmed"' not in log
+    store.close()
+    store, _ = start(True, limit=1)  # the first index fills the budget: nothing after it
+    assert ("vectors", big, "m", DIMS) in store.indexes and ("texts", big) not in store.indexes
+    store.close()

@@ -313,7 +313,9 @@ class MemoryServer:
     Paging cursors of History and Search expire ``page_cursor_ttl`` seconds
     after they are issued (None: never), by ``clock`` (seconds since the
     epoch). ``index_memory_bytes`` bounds the in-memory search indexes of a
-    store the server opens itself (None: no bound).
+    store the server opens itself (None: no bound); with ``warm``, the
+    server loads those of the largest tenants in the background as it
+    starts, so that their first searches do not wait for them.
     """
 
     def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
@@ -322,7 +324,7 @@ class MemoryServer:
                  tls: Tls | None = None, allow_insecure_credentials: bool = False,
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
                  clock: Callable[[], float] = time.time,
-                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
+                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY, warm: bool = True,
                  log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
         #: Accepted tokens by digest, checked before anything is opened.
         self.tokens = _coverage(tokens) if tokens is not None else None
@@ -339,6 +341,8 @@ class MemoryServer:
                                page_cursor_ttl=page_cursor_ttl, clock=clock)
         self.limits = limits
         self.tls = tls
+        self.warm = warm
+        self.warming: threading.Thread | None = None
         self.log = _Log(log)
         self.log_calls = log_calls
         self.stopping = threading.Event()
@@ -392,11 +396,27 @@ class MemoryServer:
                  credentials="bearer tokens" if self.tokens is not None else "none",
                  page_cursor_ttl_s=ttl if ttl is not None else "never",
                  index_memory_bytes=self.store.indexes.limit)
+        if self.warm:
+            self.warming = threading.Thread(target=self._warm, name="memorywire-warm", daemon=True)
+            self.warming.start()
         if self.tokens is not None and self.tls is None and not is_local(self.listen):
             self.log("warning", "insecure_credentials",
                      message="bearer tokens are accepted without TLS on an address that is not "
                              "loopback: they cross the network in the clear")
         return self.port
+
+    def _warm(self) -> None:
+        started = time.perf_counter()
+        try:
+            vectors, texts = self.store.warm(self.stopping.is_set)
+        except Exception as e:  # noqa: BLE001 - the first searches load what is missing
+            if not self.stopping.is_set():
+                self.log("warning", "warm_failed", error=repr(e))
+            return
+        if vectors or texts:
+            self.log("info", "warmed", vector_indexes=vectors, text_indexes=texts,
+                     index_memory_bytes=self.store.indexes.total(),
+                     duration_ms=round((time.perf_counter() - started) * 1000, 1))
 
     def stop(self, grace: float = 5.0) -> None:
         """Stop gracefully: report NOT_SERVING, end Watch streams, let the
@@ -637,6 +657,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cursor-ttl", type=float, default=cursors.DEFAULT_PAGE_TTL, metavar="SECONDS",
                         help="how long the paging cursors of History and Search stay valid, at least "
                              f"{MIN_CURSOR_TTL} (default {cursors.DEFAULT_PAGE_TTL}, a day)")
+    parser.add_argument("--no-warm", dest="warm", action="store_false",
+                        help="do not load the search indexes of the largest tenants as the service starts; "
+                             "their first searches load them")
     parser.add_argument("--index-memory", type=int, default=DEFAULT_INDEX_MEMORY >> 20, metavar="MIB",
                         help="the memory the in-memory search indexes may take together, in MiB; the least "
                              f"recently used are dropped beyond it (default {DEFAULT_INDEX_MEMORY >> 20})")
@@ -655,7 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
                               page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,
-                              log_calls=not args.quiet)
+                              warm=args.warm, log_calls=not args.quiet)
         server.start()
     except Exception as e:  # noqa: BLE001
         log("error", "start_failed", error=str(e))

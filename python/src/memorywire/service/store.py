@@ -30,7 +30,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -578,6 +578,38 @@ class Store:
             with self._connections_lock:
                 if conn in self._connections:
                     self._connections.remove(conn)
+
+    def warm(self, stop: Callable[[], bool] = lambda: False) -> tuple[int, int]:
+        """Load the in-memory search indexes of the largest groups ahead of
+        their first search, largest first, while they fit in the budget and
+        until ``stop`` says so; return how many vector and text indexes."""
+        with self.read() as conn:
+            groups = conn.execute(
+                "SELECT tenant, model, dims, count(*) AS n FROM embeddings GROUP BY tenant, model, dims "
+                "HAVING n > ? ORDER BY n DESC", (self.vector_exact_threshold,)).fetchall()
+            tenants = conn.execute(
+                "SELECT num FROM tenants WHERE (SELECT count(*) FROM records WHERE rid BETWEEN num << ? "
+                "AND ((num + 1) << ?) - 1 AND words > 0) > ?",
+                (_SEQUENCE_BITS, _SEQUENCE_BITS, self.text_index_threshold)).fetchall()
+        loaded = [0, 0]
+        limit = self.indexes.limit
+
+        def room() -> bool:
+            return not stop() and (limit is None or self.indexes.total() < limit)
+
+        for tenant, model, dims, _ in groups:
+            if not room():
+                break
+            with self.read(locked=True) as conn:
+                self.vectors.get(conn, tenant, model, dims)
+            loaded[0] += 1
+        for (tenant,) in tenants:
+            if not room():
+                break
+            with self.read(locked=True) as conn:
+                self.texts.get(conn, tenant, *rid_range(tenant))
+            loaded[1] += 1
+        return loaded[0], loaded[1]
 
     def tenant_num(self, name: str) -> int | None:
         """The number of a tenant that has written anything, or None."""
