@@ -44,18 +44,6 @@ TARGET_MB = 150.0
 # The child: converts one file and reports.
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def _maxrss_bytes() -> int:
     import resource
 
@@ -97,6 +85,9 @@ def _convert_strategy(out: BinaryIO) -> tuple[str, Callable[[BinaryIO], int]]:
     if convert is None:
         raise SystemExit("memorywire.convert is not available")
 
+    sys.path.insert(0, str(HERE))
+    from corpus import varint
+
     def per_line(fp: BinaryIO) -> int:
         write = out.write
         count = 0
@@ -105,7 +96,7 @@ def _convert_strategy(out: BinaryIO) -> tuple[str, Callable[[BinaryIO], int]]:
             if not line.strip():
                 continue
             data = convert(line, source="json", target="protobuf")
-            write(_varint(len(data)))
+            write(varint(len(data)))
             write(data)
             count += 1
         return count

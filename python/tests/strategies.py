@@ -481,6 +481,36 @@ def pointer(path: tuple[Any, ...]) -> str:
 # -- small independent wire helpers for hand-built inputs --------------------------
 
 
+def pb_top_fields(data: bytes) -> list[tuple[int, int]]:
+    """(field number, offset after the field) of each top-level field of a
+    Protobuf message, read independently of the codec."""
+
+    def varint(pos: int) -> tuple[int, int]:
+        result = shift = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result, pos
+            shift += 7
+
+    out = []
+    pos = 0
+    while pos < len(data):
+        key, pos = varint(pos)
+        wire = key & 7
+        if wire == 0:
+            _, pos = varint(pos)
+        elif wire == 2:
+            length, pos = varint(pos)
+            pos += length
+        else:
+            pos += 8 if wire == 1 else 4
+        out.append((key >> 3, pos))
+    return out
+
+
 def pb_varint(n: int) -> bytes:
     """A Protobuf varint; negative numbers as 64-bit two's complement (10 bytes)."""
     if n < 0:

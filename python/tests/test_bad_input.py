@@ -135,31 +135,7 @@ def test_truncated_json_at_every_offset(index: int) -> None:
 
 def _top_level_boundaries(data: bytes) -> set[int]:
     """The offsets at which a top-level Protobuf record starts or the input ends."""
-    bounds = {0}
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        wire = key & 7
-        if wire == 0:
-            _, pos = _varint(data, pos)
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            pos += length
-        else:
-            pos += 8 if wire == 1 else 4
-        bounds.add(pos)
-    return bounds
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+    return {0} | {end for _, end in S.pb_top_fields(data)}
 
 
 @pytest.mark.parametrize("index", range(len(DOCUMENTS)))

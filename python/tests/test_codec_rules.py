@@ -871,33 +871,10 @@ def test_canonical_protobuf_fields_in_ascending_number_order() -> None:
                created_at="2024-01-01T00:00:00Z", updated_at="2024-01-01T00:00:01Z", revision=2, sequence=3,
                scope={"user": "u"}, key="k")
     data = mw_protobuf.encode(doc)
-    numbers = []
-    pos = 0
-    while pos < len(data):
-        key, pos = _read_varint(data, pos)
-        numbers.append(key >> 3)
-        wire = key & 7
-        if wire == 0:
-            _, pos = _read_varint(data, pos)
-        elif wire == 2:
-            length, pos = _read_varint(data, pos)
-            pos += length
-        else:
-            pos += 8 if wire == 1 else 4
+    numbers = [number for number, _ in S.pb_top_fields(data)]
     assert numbers == sorted(numbers)
     assert len(set(n for n in numbers if n not in (27, 28, 29, 22, 25))) == len(
         [n for n in numbers if n not in (27, 28, 29, 22, 25)])
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
 
 
 def test_canonical_protobuf_map_entries_sorted_with_empty_key_omitted() -> None:

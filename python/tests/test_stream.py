@@ -9,6 +9,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from strategies import pb_varint
 
 import memorywire
 from memorywire import Limits, stream
@@ -108,7 +109,7 @@ def test_writers_write_canonical_framing(tmp_path: pathlib.Path,
     delimited = b""
     for r in sample:
         body = mprotobuf.encode(r)
-        delimited += stream._varint(len(body)) + body
+        delimited += pb_varint(len(body)) + body
     assert (tmp_path / "protobuf").read_bytes() == delimited
     assert canonical_jsonl.startswith((tmp_path / "json").read_bytes())
 
@@ -339,7 +340,7 @@ def test_msgpack_document_just_over_the_limit() -> None:
 
 
 def delimited(*bodies: bytes) -> bytes:
-    return b"".join(stream._varint(len(b)) + b for b in bodies)
+    return b"".join(pb_varint(len(b)) + b for b in bodies)
 
 
 def test_protobuf_truncated_body_and_length() -> None:
@@ -361,12 +362,12 @@ def test_protobuf_truncated_body_and_length() -> None:
 
 def test_protobuf_declared_length_over_the_limit_is_not_read() -> None:
     # A declared length of 2**40 bytes with three bytes behind it.
-    data = stream._varint(2**40) + b"abc"
+    data = pb_varint(2**40) + b"abc"
     fp = io.BytesIO(data)
     (position, error), = list(stream.iter_results(fp, "protobuf"))
     assert isinstance(error, memorywire.LimitError)
     assert (position, error.reason) == (1, "DOCUMENT_TOO_LARGE")
-    assert fp.tell() == len(stream._varint(2**40))
+    assert fp.tell() == len(pb_varint(2**40))
     body = mprotobuf.encode(make_record(1))
     items = results(delimited(body), "protobuf", limits=Limits(max_document_bytes=len(body) - 1))
     assert [getattr(x, "reason", "ok") for _, x in items] == ["DOCUMENT_TOO_LARGE"]

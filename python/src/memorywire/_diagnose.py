@@ -101,9 +101,11 @@ class PairList(list):  # type: ignore[type-arg]
 
 
 def find_duplicate(node: Any, ptr: str) -> str | None:
-    """The pointer of the first repeated member name in a tree read with
-    PairList for its objects and maps."""
-    if type(node) is PairList:
+    """The pointer of the first repeated member name in a tree whose objects
+    and maps are read as PairList (all of them, or only those that repeat a
+    name, the others being dicts)."""
+    t = type(node)
+    if t is PairList:
         seen: set[Any] = set()
         for k, v in node:
             p = f"{ptr}/{escape_token(str(k))}"
@@ -113,7 +115,12 @@ def find_duplicate(node: Any, ptr: str) -> str | None:
             found = find_duplicate(v, p)
             if found:
                 return found
-    elif type(node) is list:
+    elif t is dict:
+        for k, v in node.items():
+            found = find_duplicate(v, f"{ptr}/{escape_token(str(k))}")
+            if found:
+                return found
+    elif t is list:
         for i, v in enumerate(node):
             found = find_duplicate(v, f"{ptr}/{i}")
             if found:

@@ -45,12 +45,13 @@ from typing import Any, Protocol, TypeAlias
 
 import msgpack as _msgpack
 
-from memorywire import _document
+from memorywire import _diagnose, _document
 from memorywire import json as _json
 from memorywire import msgpack as _mp
 from memorywire import protobuf as _pb
+from memorywire._compiled import varint
 from memorywire._document import DEFAULT_TYPE
-from memorywire.errors import MemorywireError, Violation, decode_error, escape_token
+from memorywire.errors import MemorywireError, Violation, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
@@ -222,36 +223,6 @@ class _Capped:
         return data
 
 
-class _Repeated(list[tuple[Any, Any]]):
-    """A map with a repeated key, kept as its list of pairs."""
-
-
-def _duplicate_pointer(node: Any, ptr: str) -> str | None:
-    """The pointer of the first repeated key in an unpacked tree."""
-    t = type(node)
-    if t is _Repeated:
-        seen: set[Any] = set()
-        for k, v in node:
-            p = f"{ptr}/{escape_token(str(k))}"
-            if k in seen:
-                return p
-            seen.add(k)
-            found = _duplicate_pointer(v, p)
-            if found:
-                return found
-    elif t is dict:
-        for k, v in node.items():
-            found = _duplicate_pointer(v, f"{ptr}/{escape_token(str(k))}")
-            if found:
-                return found
-    elif t is list:
-        for i, v in enumerate(node):
-            found = _duplicate_pointer(v, f"{ptr}/{i}")
-            if found:
-                return found
-    return None
-
-
 def _pairs_hook(flag: list[bool]) -> Callable[[list[tuple[Any, Any]]], Any]:
     # Raising from a hook would leave the unpacker in an unknown state, so a
     # map with a repeated key is only marked and reported after the unpack.
@@ -259,7 +230,7 @@ def _pairs_hook(flag: list[bool]) -> Callable[[list[tuple[Any, Any]]], Any]:
         out = dict(items)
         if len(out) != len(items):
             flag[0] = True
-            return _Repeated(items)
+            return _diagnose.PairList(items)
         return out
 
     return pairs
@@ -300,7 +271,7 @@ def _msgpack_stream(fp: Reader, dec: _mp.Decoder, limits: Limits) -> Iterator[De
                 "DOCUMENT_TOO_LARGE", "", f"{end - start} bytes; the limit is {limit}"), position)
             continue
         if repeated[0]:
-            pointer = _duplicate_pointer(raw, "") or ""
+            pointer = _diagnose.find_duplicate(raw, "") or ""
             yield position, at_position(decode_error(
                 "DUPLICATE_KEY", pointer, f"the key {pointer.rsplit('/', 1)[-1]!r} appears twice"),
                 position)
@@ -371,15 +342,6 @@ def _protobuf_stream(fp: Reader, dec: _pb.Decoder, limits: Limits) -> Iterator[D
             yield position, at_position(e, position)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 # -- writers ------------------------------------------------------------------
 
 
@@ -437,7 +399,7 @@ class Writer:
         if self.encoding == "json":
             data += b"\n"
         elif self.encoding == "protobuf":
-            data = _varint(len(data)) + data
+            data = varint(len(data)) + data
         self._fp.write(data)
         self.count += 1
         self.bytes_written += len(data)

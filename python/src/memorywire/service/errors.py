@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memorywire._compiled import varint
 from memorywire.errors import MemorywireError, Violation
 
 __all__ = [
@@ -119,28 +120,15 @@ def from_error_document(doc: Mapping[str, Any]) -> ServiceError:
 # Any {string type_url = 1; bytes value = 2;}
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    n &= (1 << 64) - 1
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 def encode_status(code: int, message: str, details: Iterable[tuple[str, bytes]]) -> bytes:
     """A serialized google.rpc.Status."""
     out = bytearray()
     if code:
-        out += _varint(1 << 3) + _varint(code)
+        out += varint(1 << 3) + varint(code)
     if message:
         out += _field(2, message.encode("utf-8"))
     for type_url, value in details:
@@ -148,7 +136,7 @@ def encode_status(code: int, message: str, details: Iterable[tuple[str, bytes]])
     return bytes(out)
 
 
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+def _readvarint(data: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         if pos >= len(data) or shift > 63:
@@ -164,13 +152,13 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
 def _fields(data: bytes) -> Iterable[tuple[int, int, Any]]:
     pos = 0
     while pos < len(data):
-        key, pos = _read_varint(data, pos)
+        key, pos = _readvarint(data, pos)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, pos = _read_varint(data, pos)
+            value, pos = _readvarint(data, pos)
             yield number, wire, value
         elif wire == 2:
-            length, pos = _read_varint(data, pos)
+            length, pos = _readvarint(data, pos)
             if pos + length > len(data):
                 raise ValueError("truncated field")
             yield number, wire, data[pos:pos + length]

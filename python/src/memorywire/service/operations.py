@@ -18,6 +18,7 @@ from typing import Any
 import memorywire
 import memorywire.protobuf
 from memorywire import validation
+from memorywire._compiled import varint
 from memorywire.errors import MemorywireError, Violation
 from memorywire.limits import DEFAULT_LIMITS, Limits
 from memorywire.service import cursors, filters, search, watch
@@ -416,12 +417,12 @@ class Service:
         if len(data) <= limit:
             return data, len(items)
         # Each item is one length-delimited field (a one-byte tag) after the envelope.
-        size = len(encode(0, False)) + 1 + len(_varint(len(cursor_after(0)))) + len(cursor_after(0))
+        size = len(encode(0, False)) + 1 + len(varint(len(cursor_after(0)))) + len(cursor_after(0))
         enc = memorywire.protobuf.Encoder(item_type)
         count = 0
         for item in items:
             n = len(enc.encode_valid(item))
-            size += 1 + len(_varint(n)) + n
+            size += 1 + len(varint(n)) + n
             if size > limit:
                 break
             count += 1
@@ -855,7 +856,7 @@ class Service:
                 if pred is not None and not pred(row.doc):
                     continue
                 body = record_enc.encode_valid(row.doc)
-                field = b"\x1a" + _varint(len(body)) + body
+                field = b"\x1a" + varint(len(body)) + body
                 if parts and (len(parts) >= batch_limit or size + len(field) > size_limit):
                     yield head + b"".join(parts)
                     parts, size = [], len(head)
@@ -925,18 +926,6 @@ class Service:
 
 def _code_of(reason: str) -> str:
     return REASON_CODES.get(reason, "INVALID_ARGUMENT")
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def _get(doc: Any, path: tuple[str, ...]) -> Any:

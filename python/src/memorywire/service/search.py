@@ -214,8 +214,20 @@ class _Candidates:
 # -- rankings ---------------------------------------------------------------------------
 
 
+def _weight(n_records: int, n: int) -> float:
+    """idf(t) * (k1 + 1) for a term that n of n_records hold: the bound of
+    what the term adds to a score."""
+    return math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+
+
+def _length_norm(n_records: int, n_words: int) -> tuple[float, float]:
+    """a and b such that k1 * (1 - b + b * dl / avgdl) = a + b * dl."""
+    return K1 * (1.0 - B), K1 * B * n_records / n_words
+
+
 def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = None,
-                 limit: int | None = None) -> list[tuple[float, int, int]]:
+                 limit: int | None = None,
+                 terms: list[tuple[str, tuple[str, ...]]] | None = None) -> list[tuple[float, int, int]]:
     """(text_score, sequence, rid) of the candidates that match a full-text
     query, best first (BM25, see the module's documentation): those after a
     cursor, and at most ``limit``.
@@ -223,8 +235,10 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     SQLite ranks them: one query counts the records that hold each word,
     another scores the records that hold any and sorts them, so that only
     the results cross into Python. A record's ``terms`` tell which terms it
-    holds, and how often."""
-    terms = text_terms(c.store.analyzer, text)
+    holds, and how often. ``terms`` are the query's, when the caller has
+    read them already."""
+    if terms is None:
+        terms = text_terms(c.store.analyzer, text)
     if not terms:
         return []
     n_records, n_words = c.text_stats()
@@ -250,12 +264,12 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     # For each term: idf(t) * (k1 + 1) / (1 + k1 * (1 - b + b * dl / avgdl) / tf).
     parts: list[str] = []
     params: list[Any] = []
-    a, bb = K1 * (1.0 - B), K1 * B * n_records / n_words
+    a, bb = _length_norm(n_records, n_words)
     found: list[str] = []
     weights: list[float] = []
     for (word, _), (tf, tf_params), n in zip(terms, tfs, counts, strict=True):
         if n:
-            weight = math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+            weight = _weight(n_records, n)
             parts.append(f"coalesce(? / (1.0 + (? + ? * r.words) / {tf}), 0.0)")
             params += [weight, a, bb, *tf_params]
             found.append(word)
@@ -351,7 +365,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     store = c.store
     index = store.texts.loaded(c.num)
     if index is None and c.text_stats()[0] <= store.text_index_threshold:
-        return TextRanking.of(text_ranking(c, text))
+        return TextRanking.of(text_ranking(c, text, terms=terms))
     lo, hi = rid_range(c.num)
     index = index or store.texts.get(c.conn, c.num, lo, hi)
     allowed = None
@@ -366,7 +380,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     n_words = int(index.words.view()[mask].sum())
     # The formula and the order of operations of text_ranking's SQL, so
     # that every score is the same to the last bit.
-    a, bb = K1 * (1.0 - B), K1 * B * n_records / n_words
+    a, bb = _length_norm(n_records, n_words)
     scores = np.zeros(len(mask))
     matched = np.zeros(len(mask), dtype=bool)
     for word, word_terms in terms:
@@ -383,7 +397,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
             tf = np.ones(len(slots))
         n = len(slots)
         if n:
-            weight = math.log(1.0 + (max(n_records, n) - n + 0.5) / (n + 0.5)) * (K1 + 1.0)
+            weight = _weight(n_records, n)
             scores[slots] += weight / (1.0 + (a + bb * words[slots]) / tf)
             matched[slots] = True
     hits = np.flatnonzero(matched)

@@ -129,8 +129,9 @@ class Index:
         self.slots: dict[int, list[tuple[_Block, int]]] = {}
         #: Records with more than one embedding in the group.
         self.multi: set[int] = set()
-        #: Embeddings of a norm outside the regular range.
-        self.irregular: set[tuple[int, int]] = set()
+        #: How many live embeddings have a norm outside the regular range
+        #: (their inv is 0); a query looks for them only when there are any.
+        self.irregular = 0
         self.dead = 0
 
     def __len__(self) -> int:
@@ -161,13 +162,14 @@ class Index:
                     self.multi.add(rid)
                 found.append((block, pos))
                 if not _REGULAR[0] <= norm <= _REGULAR[1]:
-                    self.irregular.add((id(block), pos))
+                    self.irregular += 1
             done += k
 
     def remove(self, rid: int) -> None:
         for block, pos in self.slots.pop(rid, ()):
             block.rids[pos] = -1
-            self.irregular.discard((id(block), pos))
+            if block.inv[pos] == 0.0:
+                self.irregular -= 1
             self.dead += 1
         self.multi.discard(rid)
 
