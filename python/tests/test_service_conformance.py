@@ -245,9 +245,9 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
 
     def one(fault: str) -> tuple[str, Run]:
         upstream, proxy_options, run_options = reference, [], []
-        if fault == "accept-any-credentials":
+        if fault in ("accept-any-credentials", "case-sensitive-scheme"):
             upstream, token = tokened_reference
-            proxy_options = ["--upstream-token", str(token)]
+            proxy_options = ["--upstream-token", str(token)] if fault == "accept-any-credentials" else []
             run_options = ["--token-file", str(token)]
         proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", upstream,
                          "--listen", "127.0.0.1:0", *proxy_options], "stdout")

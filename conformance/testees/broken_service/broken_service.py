@@ -61,6 +61,11 @@ reverse-export
     Reverses the records of every Export message. Breaks operations.md
     section 17.1 (ascending sequence order).
 
+lenient-cursor
+    Reads a History or Search cursor that a cursor it relayed begins, such
+    as one with characters added, as that cursor. Breaks operations.md
+    section 4.5 (a string the service did not issue is INVALID_CURSOR).
+
 Faults of Watch:
 
 lose-watch-event
@@ -83,6 +88,11 @@ accept-any-credentials
     call is accepted. Breaks grpc-binding.md section 3.2 (credentials that
     are missing or not accepted fail with CREDENTIALS_INVALID). Run the
     suite against it with ``--token-file``.
+case-sensitive-scheme
+    Drops ``authorization`` whose scheme is not spelled ``Bearer`` exactly,
+    so that ``bearer TOKEN`` is refused. Breaks grpc-binding.md section 3.2
+    (the scheme is read without regard to case). Run the suite against it
+    with ``--token-file``, in front of a service that requires a token.
 
 Faults of errors:
 
@@ -124,7 +134,9 @@ FAULTS = {
     "lose-watch-event": "drops every 5th event of each Watch stream",
     "repeat-on-resume": "repeats the event at the cursor when a Watch resumes",
     "ignore-consumer": "drops the consumer from Watch requests",
+    "lenient-cursor": "reads a relayed cursor with characters added as that cursor",
     "accept-any-credentials": "accepts calls without credentials or with any",
+    "case-sensitive-scheme": "refuses authorization whose scheme is not spelled Bearer",
     "no-error-details": "removes grpc-status-details-bin",
     "wrong-status": "turns ABORTED into INTERNAL",
 }
@@ -165,6 +177,8 @@ class Proxy:
         self._lock = threading.Lock()
         #: The Watch responses relayed, by the cursor of their event (repeat-on-resume).
         self._events: dict[str, bytes] = {}
+        #: The paging cursors relayed (lenient-cursor).
+        self._cursors: set[str] = set()
 
     # -- metadata and statuses --------------------------------------------------------------
 
@@ -177,6 +191,8 @@ class Proxy:
         if self.fault == "accept-any-credentials":
             md = [(k, v) for k, v in md if k != "authorization"]
             md.append(("authorization", f"Bearer {self.upstream_token}"))
+        elif self.fault == "case-sensitive-scheme":
+            md = [(k, v) for k, v in md if k != "authorization" or str(v).startswith("Bearer ")]
         return tuple(md)
 
     def _abort(self, context: grpc.ServicerContext, e: grpc.RpcError) -> None:
@@ -240,6 +256,11 @@ class Proxy:
                 m.mode = 1
         elif fault == "ignore-consumer" and method == "Watch":
             parsed().consumer = ""
+        elif fault == "lenient-cursor" and method in ("History", "Search"):
+            cursor = _parse(method, data).cursor
+            relayed = [c for c in self._cursors if cursor.startswith(c) and cursor != c]
+            if relayed:
+                parsed().cursor = relayed[0]
         if not touched or msg is None:
             return data, None
         return msg.SerializeToString(), original
@@ -262,6 +283,11 @@ class Proxy:
             del msg.hits[:]
             msg.hits.extend(hits)
             return bytes(msg.SerializeToString())
+        if fault == "lenient-cursor" and method in ("History", "Search"):
+            cursor = _parse(method, data, "Response").next_cursor
+            if cursor:
+                with self._lock:
+                    self._cursors.add(cursor)
         if fault == "drop-next-cursor" and method in ("History", "Search"):
             msg = _parse(method, data, "Response")
             msg.ClearField("next_cursor")

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from memorywire_conformance.service.client import TENANT_KEY, encode_tenant
-from memorywire_conformance.service.framework import Ctx, Skip, fact, scenario
+from memorywire_conformance.service.framework import Ctx, Skip, fact, ids_of, scenario
 from memorywire_conformance.service.transport import NO_TOKEN
 
 
@@ -88,8 +88,15 @@ def not_accepted(ctx: Ctx) -> None:
 
 @scenario("Required.Service.Credentials.Accepted", "grpc-binding.md#3.2")
 def accepted(ctx: Ctx) -> None:
-    """The same call with the token the runner was given succeeds: the
-    refusals above come from the credentials, not from the call."""
-    _token(ctx)
+    """The same call with the token the runner was given succeeds, whatever
+    the case of the scheme: the refusals above come from the credentials,
+    not from the call."""
+    token = _token(ctx)
     ctx.put_ok(fact("f-1", "x"))
     ctx.check(ctx.get_one("f-1") is not None, "Get does not find the record the Put wrote")
+    tenant = (TENANT_KEY, encode_tenant(ctx.tenant))
+    for scheme in ("bearer", "BEARER"):
+        found = ctx.mw.call("Get", {"ids": ["f-1"]},
+                            metadata=(tenant, ("authorization", f"{scheme} {token}")))
+        ctx.eq(ids_of(found.get("records", [])), ["f-1"],
+               f"Get with the scheme spelled {scheme}")

@@ -134,14 +134,18 @@ def agents_rule(ctx: Ctx) -> None:
 
 @scenario("Required.Service.History.InvalidCursor", "operations.md#4.5", "operations.md#8")
 def invalid_cursor(ctx: Ctx) -> None:
-    """A cursor the service did not issue, or one issued for a different
-    request, fails with INVALID_ARGUMENT INVALID_CURSOR at /cursor."""
+    """A cursor the service did not issue (made up, or an issued one with a
+    character added), or one issued for a different request, fails with
+    INVALID_ARGUMENT INVALID_CURSOR at /cursor."""
     ctx.put_ok(message("m1", "a"), message("m2", "b"), message("m3", "c"))
     ctx.expect_error(lambda: ctx.call("History", {"cursor": "not-a-cursor"}),
                      "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
                      what="History with a made-up cursor")
     cursor = ctx.call("History", {"limit": 1}).get("next_cursor")
     ctx.check(cursor, "History with limit 1 of 3 records returns no next_cursor")
+    ctx.expect_error(lambda: ctx.call("History", {"limit": 1, "cursor": cursor + "!"}),
+                     "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
+                     what="History with an issued cursor and a character added")
     ctx.expect_error(lambda: ctx.call("History", {"limit": 1, "cursor": cursor,
                                                   "thread": "user", "kinds": ["fact"]}),
                      "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
