@@ -261,3 +261,16 @@ def test_coverage_does_not_import_memorywire():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # memorywire-conformance coverage | head -1
+    with subprocess.Popen([sys.executable, "-m", "memorywire_conformance", "coverage"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"R-CORE-001 ")
+        process.stdout.close()
+        error = process.stderr.read().decode()
+        status = process.wait(timeout=120)
+    assert "Traceback" not in error and "BrokenPipeError" not in error, error
+    assert status == 1

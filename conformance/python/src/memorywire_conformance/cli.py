@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -413,4 +414,12 @@ def _coverage(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The console script."""
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+    try:
+        status = run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader of stdout has gone (a pipe into head): stop without a
+        # traceback, and keep the interpreter from failing to flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
