@@ -274,3 +274,10 @@ def test_a_reader_that_stops_early_gets_no_traceback():
         status = process.wait(timeout=120)
     assert "Traceback" not in error and "BrokenPipeError" not in error, error
     assert status == 1
+
+
+def test_assigning_ids_to_a_tagged_spec_changes_nothing(tmp_path):
+    spec, _ = _copy_checkout(tmp_path)
+    before = {p.name: p.read_bytes() for p in spec.iterdir()}
+    assert assign_ids(spec) == []
+    assert {p.name: p.read_bytes() for p in spec.iterdir()} == before
