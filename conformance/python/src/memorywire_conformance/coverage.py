@@ -25,6 +25,7 @@ and the vectors, generated files that several people edit, stay untouched.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,8 @@ SCHEMA_NAME = "requirements.schema.json"
 BASES = ("reviewed", "matched", "section")
 #: Why a requirement has no test.
 UNTESTED = ("outside", "reference-tests", "restates", "gap")
+#: An error reason token in code font.
+_REASON = re.compile(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})`")
 
 
 class TraceError(Exception):
@@ -174,10 +177,9 @@ class Catalog:
 
 
 def _reasons_named(requirement: Requirement) -> set[str]:
-    import re
-
-    named = set(re.findall(r"`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{4,})`",
-                           requirement.sentence.text))
+    """The error reasons a requirement names (``KIND_MISMATCH`` in code
+    font), and REQUIRED_FIELD_MISSING for a REQUIRED constraint."""
+    named = set(_REASON.findall(requirement.sentence.text))
     if "REQUIRED" in requirement.sentence.keywords:
         named.add("REQUIRED_FIELD_MISSING")
     return named
