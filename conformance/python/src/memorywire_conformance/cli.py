@@ -8,6 +8,8 @@
         [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--token-file FILE]
     memorywire-conformance check-vectors [--vectors DIR] [--spec DIR]
+    memorywire-conformance coverage [--vectors DIR] [--spec DIR] [--traceability FILE]
+        [--json] [--check] [--assign-ids] [--verbose]
 
 Exit status of ``codec``: 0 when no case failed unexpectedly and no
 known-failures entry is stale, 1 otherwise, 2 on a usage error, when the
@@ -31,11 +33,23 @@ plain channel only to a target on this machine (loopback, a Unix socket).
 Exit status of ``check-vectors``: 0 without a problem, 1 when the vectors or
 the spec sections they cite have a problem, 2 on a usage error or when the
 vectors cannot be found.
+
+``coverage`` prints, for every requirement of spec/v1 (a MUST, MUST NOT,
+REQUIRED, SHALL or SHALL NOT sentence, each with an id ``R-CORE-042``), the
+vectors and service scenarios that test it or why none does, then counts by
+document and key word (``--json``: the same as a JSON document).
+``--assign-ids`` first gives every requirement without an id the next free
+one and a seeded entry in the traceability file. Exit status: 0, or 1 with
+``--check`` when a requirement has no id, no entry, or neither tests nor a
+reason, or when the file names a test or id that does not exist; 2 on a usage
+error or when the spec, the vectors or the traceability file cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -187,6 +201,24 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
     check.add_argument("--vectors", metavar="DIR", help="the vector directory")
     check.add_argument("--spec", metavar="DIR",
                        help="the spec/v1 folder (default: found above the vector directory)")
+
+    coverage = subparser("coverage", "Show which vectors and service scenarios test each "
+                                     "requirement of the specification, or why none does.")
+    coverage.add_argument("--vectors", metavar="DIR", help="the vector directory")
+    coverage.add_argument("--spec", metavar="DIR",
+                          help="the spec/v1 folder (default: found above the vector directory)")
+    coverage.add_argument("--traceability", metavar="FILE",
+                          help="the traceability file (default: "
+                               "conformance/traceability/requirements.json of the checkout)")
+    coverage.add_argument("--json", action="store_true", help="write the report as JSON")
+    coverage.add_argument("--check", action="store_true",
+                          help="exit 1 when a requirement is untraced or the file is wrong")
+    coverage.add_argument("--assign-ids", action="store_true",
+                          help="first give every requirement without an id the next free id "
+                               "(written into the spec) and a seeded entry (written into the "
+                               "traceability file)")
+    coverage.add_argument("--verbose", "-v", action="store_true",
+                          help="list every test of a requirement and its whole sentence")
     return parser
 
 
@@ -213,7 +245,9 @@ def run(argv: Sequence[str], stdout: IO[str], stderr: IO[str]) -> int:
             return run_service(args, stdout, stderr)
         if args.command == "check-vectors":
             return _check_vectors(args, stdout, stderr)
-        parser.error("a command is required: codec, service or check-vectors")
+        if args.command == "coverage":
+            return _coverage(args, stdout, stderr)
+        parser.error("a command is required: codec, service, check-vectors or coverage")
     except _Exit as e:
         return e.status
 
@@ -345,6 +379,47 @@ def _check_vectors(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -
     return 1 if problems else 0
 
 
+def _coverage(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int:
+    from memorywire_conformance import coverage as cov
+    from memorywire_conformance.requirements import read_spec
+
+    vectors = _load(args, stderr)
+    if vectors is None:
+        return 2
+    spec_dir = Path(args.spec) if args.spec else find_spec_dir(vectors.directory)
+    if spec_dir is None or not spec_dir.is_dir():
+        print(f"memorywire-conformance: no spec/v1 folder found above {vectors.directory}; "
+              "pass --spec DIR", file=stderr)
+        return 2
+    path = cov.find_traceability_file(vectors.directory, args.traceability)
+    try:
+        traceability = cov.load_traceability(path)
+    except cov.TraceError as e:
+        print(f"memorywire-conformance: the traceability file cannot be used:\n{e}",
+              file=stderr)
+        return 2
+    index = cov.catalog(vectors.vectors, cov.scenario_index())
+    if args.assign_ids:
+        added = cov.tag_and_seed(spec_dir, traceability, index)
+        print(f"memorywire-conformance: {count_of(len(added), 'new requirement')} tagged: "
+              f"{', '.join(r.id for r in added) or 'none'}", file=stderr)
+    coverage = cov.measure(read_spec(spec_dir), traceability, index,
+                           repo_root=spec_dir.resolve().parents[1])
+    if args.json:
+        stdout.write(json.dumps(coverage.to_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        cov.write_text(coverage, stdout, verbose=args.verbose)
+    return 1 if args.check and coverage.problems else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The console script."""
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+    try:
+        status = run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader of stdout has gone (a pipe into head): stop without a
+        # traceback, and keep the interpreter from failing to flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
