@@ -3,7 +3,7 @@
 // 2020-12, strict mode) and validates documents against them.
 //
 // Usage: node tools/ajv_check.js < cases.json
-// stdin: [{"schema": "<file name>[#fragment]", "document": <JSON>}, ...]
+// stdin: [{"schema": "<file name>[#fragment]", "document": <JSON>} or {..., "text": "<JSON text>"}, ...]
 // stdout: {"compiled": <count>, "warnings": [...], "verdicts": [{"valid": bool, "errors": [...]}]}
 // Exit status 1 when a schema does not compile.
 const fs = require("node:fs");
@@ -31,10 +31,11 @@ for (const f of files) {
   }
 }
 const cases = JSON.parse(fs.readFileSync(0, "utf8") || "[]");
-const verdicts = cases.map(({ schema, document }) => {
+const verdicts = cases.map(({ schema, document, text }) => {
   const validate = ajv.getSchema(BASE + schema);
   if (!validate) throw new Error(`no schema ${schema}`);
-  const valid = validate(document);
+  // A text is parsed as a stock parser parses it (the last of repeated names wins).
+  const valid = validate(text === undefined ? document : JSON.parse(text));
   return { valid, errors: valid ? [] : validate.errors.map((e) => `${e.instancePath} ${e.keyword}: ${e.message}`) };
 });
 process.stdout.write(JSON.stringify({ compiled, warnings, verdicts }) + "\n");

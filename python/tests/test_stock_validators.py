@@ -18,8 +18,9 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
+from jsonschema import Draft202012Validator
 
-from memorywire import _formats, validation
+from memorywire import _formats, _schemas, validation
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "schemas" / "v1"
@@ -206,3 +207,63 @@ def test_the_white_space_of_the_formats_is_pythons() -> None:
     differ = [hex(c) for c in range(0x110000)
               if (re.fullmatch(r"\s", chr(c)) is None) is not (space.fullmatch(chr(c)) is None)]
     assert differ == []
+
+
+# -- the rules the schemas do not state (json-format.md, section 9.2) ----------------
+
+REC = '{"specversion":"1.0","id":"r1","kind":"fact","fact":{"text":"x"}'
+DEEP = "[" * 31 + "1" + "]" * 31  # depth 33 at the last array
+#: name: (type, JSON text that every schema accepts, the reason the codec gives)
+BEYOND_SCHEMA: dict[str, tuple[str, str, str]] = {
+    "a repeated member name": (RECORD, '{"specversion":"1.0","id":"r1","id":"r2","kind":"fact","fact":{"text":"x"}}',
+                               "DUPLICATE_KEY"),
+    "a lone surrogate": (RECORD, '{"specversion":"1.0","id":"r1","kind":"fact","fact":{"text":"\\ud800"}}',
+                         "INVALID_UNICODE"),
+    "a fraction in an integer field": (RECORD, REC + ',"revision":1.0}', "TYPE_MISMATCH"),
+    "an exponent in an integer field": (RECORD, REC + ',"revision":1e3}', "TYPE_MISMATCH"),
+    "an integer Value beyond 64 bits": (RECORD, REC + ',"metadata":{"a":9223372036854775808}}',
+                                        "NUMBER_OUT_OF_RANGE"),
+    "a number that overflows binary64": (RECORD, REC + ',"metadata":{"a":1e400}}', "NON_FINITE_NUMBER"),
+    "February 30": (RECORD, REC + ',"created_at":"2026-02-30T00:00:00Z"}', "INVALID_TIMESTAMP"),
+    "year 0000": (RECORD, REC + ',"created_at":"0000-01-01T00:00:00Z"}', "INVALID_TIMESTAMP"),
+    "dimensions and values differ": (RECORD, REC + ',"embeddings":[{"model":"m","dimensions":3,"values":[1.0,2.0]}]}',
+                                     "DIMENSION_MISMATCH"),
+    "a state not among the states": (RECORD, '{"specversion":"1.0","id":"p1","kind":"procedure","procedure":'
+                                             '{"name":"n","states":["a","b"],"current_state":"c"}}',
+                                     "VALUE_OUT_OF_RANGE"),
+    "a query vector of norm zero": ("memorywire.v1.SearchRequest",
+                                    '{"specversion":"1.0","operation_id":"op-1","vector":'
+                                    '{"model":"m","values":[0.0,-0.0]}}', "INVALID_VECTOR"),
+    "nesting beyond max_depth": (RECORD, REC + ',"metadata":{"a":' + DEEP + "}}", "NESTING_TOO_DEEP"),
+    # 600,000 code points, within any length of a schema, are 1,200,000 bytes of UTF-8.
+    "a string beyond max_string_bytes": (RECORD, REC + ',"metadata":{"k":"' + "\u00e9" * 600_000 + '"}}',
+                                         "STRING_TOO_LONG"),
+    "an array beyond max_items": (RECORD, REC + ',"metadata":{"a":[' + ",".join(["0"] * 100_001) + "]}}",
+                                  "TOO_MANY_ITEMS"),
+}
+
+
+def test_the_rules_beyond_the_schemas_are_not_in_them() -> None:
+    """Each document breaks one rule of the table of json-format.md, section 9.2:
+    Ajv and the jsonschema package accept it, and the codec refuses it with the
+    table's reason."""
+    from memorywire import json as mw_json
+    from memorywire.errors import MemorywireError
+
+    cases = list(BEYOND_SCHEMA.items())
+    result = subprocess.run(
+        ["node", str(ROOT / "tools" / "ajv_check.js")],
+        input=json.dumps([{"schema": schema_ref(t), "text": text} for _, (t, text, _) in cases]),
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    verdicts = json.loads(result.stdout)["verdicts"]
+    for (name, (type_name, text, reason)), verdict in zip(cases, verdicts, strict=True):
+        # Ajv refuses the Infinity that JSON.parse makes of 1e400: the parser decides.
+        assert verdict["valid"] is (name != "a number that overflows binary64"), \
+            f"{name}: ajv says {verdict['valid']}: {verdict['errors'][:3]}"
+        stock = Draft202012Validator(_schemas.schema(type_name), registry=_schemas.registry())
+        assert stock.is_valid(json.loads(text)), f"{name}: the jsonschema package refuses it"
+        with pytest.raises(MemorywireError) as info:
+            mw_json.decode(text.encode(), type=type_name)
+        assert info.value.reason == reason, f"{name}: {info.value}"
