@@ -267,3 +267,35 @@ def test_the_rules_beyond_the_schemas_are_not_in_them() -> None:
         with pytest.raises(MemorywireError) as info:
             mw_json.decode(text.encode(), type=type_name)
         assert info.value.reason == reason, f"{name}: {info.value}"
+
+
+#: name: (type, document, reason): single faults the schemas state, whose keyword
+#: the reference validator maps to the reason the codec gives.
+REASON_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "2.0 with unknown content": (RECORD, record("2.0", mood=1, id=""), "UNSUPPORTED_VERSION"),
+    "PutRequest 2.3": (PUT, put("2.3", zz=1), "UNSUPPORTED_VERSION"),
+    "1.0 with an unknown member": VERSION_CASES["1.0 with an unknown member"][:2] + ("UNKNOWN_FIELD",),
+    "1.0 with an unknown enum value": VERSION_CASES["1.0 with an unknown enum value"][:2] + ("UNKNOWN_ENUM_VALUE",),
+    "1.1 with unspecified": VERSION_CASES["1.1 with unspecified"][:2] + ("UNKNOWN_ENUM_VALUE",),
+    "1.1 with an upper-case enum name": VERSION_CASES["1.1 with an upper-case enum name"][:2]
+    + ("UNKNOWN_ENUM_VALUE",),
+    "1.00": (RECORD, record("1.00"), "PATTERN_MISMATCH"),
+    "media type without a subtype": VERSION_CASES["media type without a subtype"][:2] + ("INVALID_FORMAT",),
+    "uri without a scheme": VERSION_CASES["uri without a scheme"][:2] + ("INVALID_FORMAT",),
+    "a timestamp with a space": (RECORD, record("1.0", created_at="2026-01-01 00:00:00Z"), "INVALID_TIMESTAMP"),
+    "base64 with a wrong pad": (RECORD, {"specversion": "1.0", "id": "r1", "kind": "fact",
+                                         "encrypted": {"algorithm": "A256GCM", "ciphertext": "A==="}},
+                                "INVALID_BASE64"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REASON_CASES))
+def test_the_reference_validator_gives_the_codecs_reason(name: str) -> None:
+    type_name, doc, reason = REASON_CASES[name]
+    fast = validation.check(doc, type_name)[0]
+    reference = validation.reference_errors(doc, type_name)
+    assert [v.reason for v in fast[:1]] == [reason]
+    assert [v.reason for v in reference[:1]] == [reason]
+    if reason == "UNSUPPORTED_VERSION":
+        # Whatever else is wrong with the document (versioning.md, section 1.4).
+        assert [(v.pointer, v.reason) for v in reference] == [("/specversion", reason)]

@@ -173,6 +173,10 @@ def _reason(e: Any) -> str:
     keyword = str(e.validator)
     if keyword == "pattern" and e.validator_value in _FORMAT_PATTERNS:
         return "INVALID_FORMAT"
+    if keyword == "pattern" and e.validator_value == f"^{_compiled._BASE64.pattern}$":
+        return "INVALID_BASE64"
+    if keyword == "pattern" and e.schema.get("title") == "Timestamp":
+        return "INVALID_TIMESTAMP"
     if (keyword == "pattern" and e.validator_value == _ENUM_NAME_PATTERN) or (
             keyword == "not" and e.validator_value == {"const": "unspecified"}):
         return "UNKNOWN_ENUM_VALUE"
