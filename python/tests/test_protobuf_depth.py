@@ -1,7 +1,7 @@
 """Every valid document parses with a stock Protobuf parser's default settings.
 
-Stock parsers (upb, the C++ runtime, protoc --decode) refuse messages nested
-more than 100 deep. A level of the JSON form takes up to three Protobuf
+Stock parsers (upb, the C++ runtime, protoc --decode, protobufjs) refuse
+messages nested more than 100 deep. A level of the JSON form takes up to three Protobuf
 messages, so the default max_depth keeps the Protobuf nesting of every valid
 document within that limit (spec/v1/security.md, section 4).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import pathlib
+import subprocess
 from typing import Any
 
 import pytest
@@ -133,3 +134,26 @@ def test_the_computed_depth_is_what_the_stock_parser_sees(max_depth: int) -> Non
     else:
         with pytest.raises(DecodeError):
             cls.FromString(data)
+
+
+def protobufjs(cases: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """Decode each (type, bytes) with protobufjs and its default settings."""
+    result = subprocess.run(
+        ["node", str(ROOT / "tools" / "protobufjs_check.js")],
+        input=json.dumps([{"type": t, "hex": data.hex()} for t, data in cases]),
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_protobufjs_reads_every_valid_vector_and_not_the_old_limit() -> None:
+    inputs = valid_protobuf_inputs()
+    update = "memorywire.v1.UpdateRequest"
+    too_deep = mw_protobuf.Encoder(update, limits=Limits(max_depth=64)).encode(deep_patch(63))
+    results = protobufjs([(t, data) for _, t, data in inputs] + [(update, too_deep)])
+    failures = [f"{name}: {r.get('error')}" for (name, _, _), r in zip(inputs, results[:-1], strict=True)
+                if not r["ok"]]
+    assert failures == []
+    # A document within the former limit of 64 is beyond protobufjs's recursion limit.
+    assert results[-1] == {"ok": False, "error": "max depth exceeded"}
