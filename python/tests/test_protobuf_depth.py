@@ -12,6 +12,7 @@ import functools
 import json
 import pathlib
 import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -157,3 +158,27 @@ def test_protobufjs_reads_every_valid_vector_and_not_the_old_limit() -> None:
     assert failures == []
     # A document within the former limit of 64 is beyond protobufjs's recursion limit.
     assert results[-1] == {"ok": False, "error": "max depth exceeded"}
+
+
+def protoc_decode(type_name: str, data: bytes) -> subprocess.CompletedProcess[bytes]:
+    import grpc_tools
+
+    include = pathlib.Path(grpc_tools.__file__).parent / "_proto"
+    files = sorted(str(p.relative_to(ROOT / "proto")) for p in (ROOT / "proto").glob("memorywire/v1/*.proto"))
+    return subprocess.run(
+        [sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'proto'}", f"-I{include}",
+         f"--decode={type_name}", *files],
+        input=data, capture_output=True, timeout=120, check=False,
+    )
+
+
+def test_protoc_decode_reads_the_deepest_vectors() -> None:
+    deepest = {name: (t, d) for name, t, d in valid_protobuf_inputs()
+               if name in ("Limits.DepthAtLimit", "Limits.DeepestProtobufAtLimit")}
+    assert len(deepest) == 2
+    for name, (type_name, data) in deepest.items():
+        result = protoc_decode(type_name, data)
+        assert result.returncode == 0, f"{name}: {result.stderr.decode()}"
+    update = "memorywire.v1.UpdateRequest"
+    too_deep = mw_protobuf.Encoder(update, limits=Limits(max_depth=64)).encode(deep_patch(63))
+    assert protoc_decode(update, too_deep).returncode != 0
