@@ -2,7 +2,10 @@
 
 The .proto files are the source of truth: every field, type, enum value and
 (memorywire.v1.rules) constraint. This script turns them into one draft
-2020-12 schema per message and enum. Run it after changing a .proto file;
+2020-12 schema per message and enum, each with its strict form and its form
+in a document of a newer minor version (see "Versions" below). The schemas
+use only keywords that stock validators run with their default options: the
+named formats of the rules are patterns (memorywire._formats). Run it after changing a .proto file;
 `make test` fails when the committed schemas differ from its output, and the
 independent sync check (tools/schema_sync.py) fails when they drift apart.
 
@@ -14,9 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 from google.protobuf import descriptor_pb2
+from memorywire import SPECVERSION
+from memorywire._formats import ENUM_NAME, schema_pattern
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import protoset
@@ -45,16 +51,33 @@ BASE64_PATTERN = "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2
 # Oneofs of which exactly one member MUST be set (the others: at most one).
 EXACTLY_ONE = {("MemoryRecord", "payload"), ("ContentPart", "part"), ("Filter", "expression")}
 
+# Versions: every message and enum schema has two forms. The strict one, of a
+# document of a version this reader knows, refuses unknown members and enum
+# values; "$defs/newer-minor", of a document of a newer minor version,
+# tolerates what spec/v1/versioning.md, section 3.2, lists. The strict form is
+# the root of the schema, except in a document type (a request, a response,
+# record-document.schema.json), whose root chooses the form by specversion and
+# refuses another major version; its strict form is then "$defs/strict".
+MAJOR, MINOR = SPECVERSION.split(".")
+KNOWN_VERSIONS = [f"{MAJOR}.{n}" for n in range(int(MINOR) + 1)]
+NEWER = "newer-minor"
+# A well-formed specversion of another major version than 1 (versioning.md, section 1.4).
+assert MAJOR == "1", "the schemas of another major version have their own generator"
+OTHER_MAJOR = "^([2-9]|[1-9][0-9]+)\\.(0|[1-9][0-9]*)$"
+# A well-formed specversion of major version 1.
+THIS_MAJOR = "^1\\.(0|[1-9][0-9]*)$"
 
-def ref(name: str) -> str:
-    return protoset.kebab(name) + ".schema.json"
+
+def ref(name: str, tolerant: bool = False) -> str:
+    return protoset.kebab(name) + ".schema.json" + (f"#/$defs/{NEWER}" if tolerant else "")
 
 
 def short(type_name: str) -> str:
     return type_name.rsplit(".", 1)[-1]
 
 
-def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, object]) -> dict[str, object]:
+def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, object],
+                  tolerant: bool) -> dict[str, object]:
     t = field.type
     s: dict[str, object]
     if t == F.TYPE_STRING:
@@ -69,7 +92,10 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
         if rules.get("pattern"):
             s["pattern"] = rules["pattern"]
         if rules.get("format"):
-            s["format"] = rules["format"]
+            # A pattern, not "format": stock validators know no custom format,
+            # and several refuse a schema that names one.
+            s["$comment"] = f"format {rules['format']} (spec/v1/core.md, section 3)"
+            s["pattern"] = schema_pattern(str(rules["format"]))
     elif t == F.TYPE_BOOL:
         s = {"type": "boolean"}
     elif t in (F.TYPE_UINT32, F.TYPE_UINT64):
@@ -89,7 +115,7 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
         if rules.get("required"):
             s["minLength"] = 1
     elif t == F.TYPE_ENUM:
-        s = {"$ref": ref(short(field.type_name))}
+        s = {"$ref": ref(short(field.type_name), tolerant)}
     elif t == F.TYPE_MESSAGE:
         name = short(field.type_name)
         if field.type_name == ".google.protobuf.Timestamp":
@@ -97,9 +123,10 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
         elif name in VALUE_MESSAGES:
             s = {"$ref": "value.schema.json"}
         else:
-            s = {"$ref": ref(name)}
+            s = {"$ref": ref(name, tolerant)}
             if name == "MemoryRecord":
                 # A record inside another document inherits its specversion.
+                s["type"] = "object"
                 s["properties"] = {"specversion": False}
     else:
         raise SystemExit(f"unsupported field type {t} of {field.name}")
@@ -107,7 +134,7 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
 
 
 def field_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
-                 field: descriptor_pb2.FieldDescriptorProto) -> dict[str, object]:
+                 field: descriptor_pb2.FieldDescriptorProto, tolerant: bool) -> dict[str, object]:
     rules = protoset.field_rules(field)
     description = model.comment(msg.name, field.name)
     if field.type_name == ".memorywire.v1.MapEntry":
@@ -119,7 +146,8 @@ def field_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
         if "max_items" in rules:
             s["maxProperties"] = rules["max_items"]
     elif field.label == F.LABEL_REPEATED:
-        s = {"type": "array", "items": scalar_schema(field, {k: v for k, v in rules.items() if k != "required"})}
+        item_rules = {k: v for k, v in rules.items() if k != "required"}
+        s = {"type": "array", "items": scalar_schema(field, item_rules, tolerant)}
         if rules.get("required"):
             s["minItems"] = max(1, int(rules.get("min_items", 1)))  # type: ignore[call-overload]
         elif "min_items" in rules:
@@ -127,26 +155,32 @@ def field_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
         if "max_items" in rules:
             s["maxItems"] = rules["max_items"]
     else:
-        s = scalar_schema(field, rules)
+        s = scalar_schema(field, rules, tolerant)
     return {"description": description, **s}
 
 
+def none_of(members: list[str]) -> dict[str, object]:
+    return {"not": {"anyOf": [{"required": [m]} for m in members]}}
 
 
-def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto) -> dict[str, object]:
-    props = {f.name: field_schema(model, msg, f) for f in msg.field}
-    required = [f.name for f in msg.field if protoset.field_rules(f).get("required")]
+def has_unknown(msg: descriptor_pb2.DescriptorProto) -> dict[str, object]:
+    """An object holding a member the message does not define."""
+    return {"not": {"propertyNames": {"enum": [f.name for f in msg.field]}}}
+
+
+def message_body(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
+                 tolerant: bool) -> dict[str, object]:
+    """The schema of a message in a document of a known version, or (tolerant)
+    of a newer minor version (spec/v1/versioning.md, section 3.2)."""
     s: dict[str, object] = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": BASE + ref(msg.name),
-        "title": msg.name,
-        "description": model.comment(msg.name),
         "type": "object",
-        "properties": props,
+        "properties": {f.name: field_schema(model, msg, f, tolerant) for f in msg.field},
     }
+    required = [f.name for f in msg.field if protoset.field_rules(f).get("required")]
     if required:
         s["required"] = required
-    s["additionalProperties"] = False
+    # Unknown members: refused, or read as Values (versioning.md, sections 3.2 and 3.3).
+    s["additionalProperties"] = {"$ref": "value.schema.json"} if tolerant else False
     all_of: list[object] = []
     for index, oneof in enumerate(msg.oneof_decl):
         members = [f.name for f in msg.field if f.HasField("oneof_index")
@@ -154,12 +188,21 @@ def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto) -
         if not members:
             continue
         alternatives: list[object] = [{"required": [m]} for m in members]
-        if (msg.name, oneof.name) not in EXACTLY_ONE:
-            alternatives.append({"not": {"anyOf": [{"required": [m]} for m in members]}})
+        exactly_one = (msg.name, oneof.name) in EXACTLY_ONE
+        if not exactly_one:
+            alternatives.append(none_of(members))
         elif msg.name == "MemoryRecord":
             # A tombstone keeps no payload.
-            alternatives.append({"not": {"anyOf": [{"required": [m]} for m in members]}, **TOMBSTONE})
+            alternatives.append({**none_of(members), **TOMBSTONE})
+        if exactly_one and tolerant:
+            # Unknown content completes the oneof (versioning.md, section 3.2, item 3).
+            unknown = [none_of(members), has_unknown(msg)]
+            if msg.name == "MemoryRecord":
+                unknown.append({"not": TOMBSTONE})
+            alternatives.append({"allOf": unknown})
         all_of.append({"oneOf": alternatives})
+    if msg.name == "MemoryRecord":
+        all_of.extend(kind_rules(tolerant))
     all_of.extend(SPECIAL.get(msg.name, []))
     if all_of:
         s["allOf"] = all_of
@@ -167,35 +210,46 @@ def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto) -
 
 
 TOMBSTONE = {
+    "type": "object",
     "required": ["lifecycle"],
-    "properties": {"lifecycle": {"required": ["status"], "properties": {"status": {"const": "deleted"}}}},
+    "properties": {"lifecycle": {"type": "object", "required": ["status"],
+                                 "properties": {"status": {"const": "deleted"}}}},
 }
+KINDS = ["message", "tool_call", "tool_result", "fact", "episode", "procedure",
+         "emotion", "summary", "block", "custom"]
 
 
-def kind_rules() -> list[object]:
-    kinds = ["message", "tool_call", "tool_result", "fact", "episode", "procedure",
-             "emotion", "summary", "block", "custom"]
-    return [
+def kind_rules(tolerant: bool) -> list[object]:
+    # The kind names its payload member; with unknown content and no known
+    # payload, the unknown content is the payload (versioning.md, section 3.2).
+    unknown_payload = [none_of(KINDS + ["encrypted"])] if tolerant else []
+    rules: list[object] = [
         {
             "if": {"properties": {"kind": {"const": k}}, "required": ["kind"]},
-            "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}, TOMBSTONE]},
+            "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}, TOMBSTONE,
+                               *unknown_payload]},
         }
-        for k in kinds
-    ] + [{
+        for k in KINDS
+    ]
+    if tolerant:
+        # A kind of a newer minor version matches no payload member this reader knows.
+        rules.append({"if": {"properties": {"kind": {"not": {"enum": KINDS}}}, "required": ["kind"]},
+                      "then": none_of(KINDS)})
+    rules.append({
         # A tombstone keeps none of the content.
         "if": TOMBSTONE,
-        "then": {"not": {"anyOf": [{"required": [k]} for k in kinds + ["encrypted"]]}},
-    }]
+        "then": none_of(KINDS + ["encrypted"]),
+    })
+    return rules
 
 
 # Rules that span fields, stated in the specification beside each message.
 SPECIAL: dict[str, list[object]] = {
-    "MemoryRecord": kind_rules(),
     # An empty string is the default, which counts as absent.
-    "MediaPart": [{"anyOf": [{"required": [k], "properties": {k: {"minLength": 1}}}
+    "MediaPart": [{"anyOf": [{"required": [k], "properties": {k: {"type": "string", "minLength": 1}}}
                              for k in ("uri", "data", "file_id")]}],
     "ToolResult": [{"not": {"required": ["output", "output_parts"],
-                            "properties": {"output_parts": {"minItems": 1}}}}],
+                            "properties": {"output_parts": {"type": "array", "minItems": 1}}}}],
     "ExpirePolicy": [
         {"anyOf": [{"required": [c]} for c in ("older_than_seconds", "not_accessed_seconds",
                                                "importance_below")]
@@ -204,14 +258,15 @@ SPECIAL: dict[str, list[object]] = {
     ],
     "DeleteRequest": [
         # An empty list is the default, which counts as absent.
-        {"oneOf": [{"required": ["ids"], "properties": {"ids": {"minItems": 1}}}, {"required": ["filter"]}]},
+        {"oneOf": [{"required": ["ids"], "properties": {"ids": {"type": "array", "minItems": 1}}},
+                   {"required": ["filter"]}]},
         {"if": {"required": ["expected_revision"]},
-         "then": {"required": ["ids"], "properties": {"ids": {"minItems": 1, "maxItems": 1}}}},
+         "then": {"required": ["ids"], "properties": {"ids": {"type": "array", "minItems": 1, "maxItems": 1}}}},
     ],
     "HistoryRequest": [
         {"if": {"required": ["thread"], "properties": {"thread": {"const": "between"}}},
-         "then": {"required": ["agents"], "properties": {"agents": {"minItems": 2}}},
-         "else": {"properties": {"agents": {"maxItems": 0}}}},
+         "then": {"required": ["agents"], "properties": {"agents": {"type": "array", "minItems": 2}}},
+         "else": {"properties": {"agents": {"type": "array", "maxItems": 0}}}},
     ],
     "UpdateRequest": [{"properties": {"patch": {"type": "object"}}}],
     "ReviewRequest": [
@@ -220,13 +275,16 @@ SPECIAL: dict[str, list[object]] = {
          "then": {"required": ["patch"]},
          "else": {"not": {"required": ["patch"]}}},
     ],
-    "CompactRequest": [{"properties": {"summary": {"properties": {"kind": {"const": "summary"}},
+    "CompactRequest": [{"properties": {"summary": {"type": "object",
+                                                   "properties": {"kind": {"const": "summary"}},
                                                    "not": {"required": ["encrypted"]}}}}],
 }
 
 
 def enum_schema(model: protoset.Model, enum: descriptor_pb2.EnumDescriptorProto) -> dict[str, object]:
     names = [protoset.enum_json_name(enum.name, v.name) for v in enum.value if v.number != 0]
+    unknown_name = f"^{ENUM_NAME}$"
+    assert all(re.fullmatch(ENUM_NAME, n) for n in names), f"{enum.name}: a name outside {unknown_name}"
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": BASE + ref(enum.name),
@@ -236,6 +294,60 @@ def enum_schema(model: protoset.Model, enum: descriptor_pb2.EnumDescriptorProto)
             for v in enum.value if v.number != 0),
         "type": "string",
         "enum": names,
+        "$defs": {NEWER: {
+            "description": f"A value of {enum.name} in a document of a newer minor version: one of "
+            "the values above, or a name that a newer minor version adds (spec/v1/versioning.md, "
+            "section 3.2).",
+            "type": "string",
+            "pattern": unknown_name,
+            "not": {"const": "unspecified"},
+        }},
+    }
+
+
+def version_choice(strict: str, tolerant: str) -> dict[str, object]:
+    """The keywords of a document type that read its specversion: another
+    major version is refused, a newer minor version takes the tolerant form
+    (spec/v1/versioning.md, sections 1.4 and 3)."""
+    return {
+        "allOf": [{"properties": {"specversion": {
+            "$comment": "A reader of version 1 reads no further member of a document of another "
+            "major version (spec/v1/versioning.md, section 1.4).",
+            "not": {"type": "string", "pattern": OTHER_MAJOR}}}}],
+        "if": {"required": ["specversion"], "properties": {"specversion": {
+            "type": "string", "pattern": THIS_MAJOR, "not": {"enum": KNOWN_VERSIONS}}}},
+        "then": {"$ref": tolerant},
+        "else": {"$ref": strict},
+    }
+
+
+def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
+                   document: bool) -> dict[str, object]:
+    header: dict[str, object] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": BASE + ref(msg.name),
+        "title": msg.name,
+        "description": model.comment(msg.name),
+    }
+    tolerant = {
+        "description": f"{msg.name} in a document of a newer minor version, which tolerates unknown "
+        "members, enum values and record kinds (spec/v1/versioning.md, section 3.2).",
+        **message_body(model, msg, tolerant=True),
+    }
+    if not document:
+        return {**header, **message_body(model, msg, tolerant=False), "$defs": {NEWER: tolerant}}
+    # A document type, never nested: its specversion chooses the form.
+    return {
+        **header,
+        "type": "object",
+        **version_choice("#/$defs/strict", f"#/$defs/{NEWER}"),
+        "$defs": {
+            "strict": {
+                "description": f"{msg.name} in a document of version {', '.join(KNOWN_VERSIONS)}.",
+                **message_body(model, msg, tolerant=False),
+            },
+            NEWER: tolerant,
+        },
     }
 
 
@@ -248,9 +360,11 @@ def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
             "title": "Value",
             "description": model.comment("Value") + " In JSON a Value is any JSON value; "
             "a number without fraction or exponent is an integer.",
-            "type": ["null", "boolean", "integer", "number", "string", "array", "object"],
-            "items": {"$ref": "#"},
-            "additionalProperties": {"$ref": "#"},
+            # One type per branch: stock validators in strict mode refuse a list of types.
+            "anyOf": [{"type": t} for t in ("null", "boolean", "number", "string")] + [
+                {"type": "array", "items": {"$ref": "#"}},
+                {"type": "object", "additionalProperties": {"$ref": "#"}},
+            ],
         },
         "timestamp.schema.json": {
             **header,
@@ -268,18 +382,28 @@ def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
             "title": "MemoryRecord document",
             "description": "A memory record that is a document of its own, such as one line of an "
             "export. Unlike a record inside another document, it carries its specversion.",
-            "$ref": "memory-record.schema.json",
+            "type": "object",
             "required": ["specversion"],
+            **version_choice(ref("MemoryRecord"), ref("MemoryRecord", tolerant=True)),
         },
     }
 
 
+def document_types(model: protoset.Model) -> set[str]:
+    """Messages that are documents of their own only: they carry specversion
+    and no field of another message holds them."""
+    nested = {short(f.type_name) for msg in model.messages.values() for f in msg.field}
+    return {name for name, msg in model.messages.items()
+            if name not in nested and any(f.name == "specversion" for f in msg.field)}
+
+
 def generate() -> dict[str, str]:
     model = protoset.load()
+    documents = document_types(model)
     files: dict[str, dict[str, object]] = {}
     for name, msg in model.messages.items():
         if name not in SKIP_MESSAGES:
-            files[ref(name)] = message_schema(model, msg)
+            files[ref(name)] = message_schema(model, msg, name in documents)
     for name, enum in model.enums.items():
         files[ref(name)] = enum_schema(model, enum)
     files.update(fixed_schemas(model))

@@ -22,8 +22,10 @@ for each top-level document type, an inlined copy of its schema file:
   capped to keep documents small and generation fast (never loosening a
   bound of the schema);
 * ``specversion`` is pinned to ``"1.0"``, the version of the reader under
-  test (other versions have targeted tests) and dropped from nested records,
-  which MUST NOT carry it (a mutation test checks that rule).
+  test (other versions have targeted tests), so each schema is taken in its
+  strict form, without its newer-minor form (``$defs``); specversion is
+  dropped from nested records, which MUST NOT carry it (a mutation test
+  checks that rule).
 
 One rule JSON Schema cannot state is repaired after generation so that a
 useful fraction of the documents is valid: ``Embedding.dimensions`` is set to
@@ -68,10 +70,9 @@ RECURSION = {
     "tool-result.schema.json": 1,
 }
 _ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "contentEncoding", "$comment",
-                          "examples", "default", "deprecated"})
-MEDIA_TYPES = st.sampled_from(["image/png", "text/plain; charset=utf-8", "application/json", "audio/mpeg"])
-#: Formats hypothesis-jsonschema does not know (the standard ones it generates itself).
-CUSTOM_FORMATS = {"media-type": MEDIA_TYPES}
+                          "examples", "default", "deprecated",
+                          # The newer-minor forms: generated documents are of version 1.0.
+                          "$defs"})
 
 
 # -- compatibility of hypothesis-jsonschema 0.23 with current Hypothesis ------------
@@ -412,7 +413,18 @@ def _dedupe(branches: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def inlined_schema(type_name: str) -> dict[str, Any]:
     """A self-contained, bounded copy of the schema of a top-level document type."""
     name = schema_file(type_name)
-    return _inline(copy.deepcopy(raw_schemas()[name]), name, (name,))  # type: ignore[no-any-return]
+    return _inline(strict_form(name), name, (name,))  # type: ignore[no-any-return]
+
+
+def strict_form(name: str) -> dict[str, Any]:
+    """The form of a document type's schema that a document of version 1.0
+    takes, without the choice by specversion."""
+    raw = copy.deepcopy(raw_schemas()[name])
+    if "strict" in raw.get("$defs", {}):
+        return raw["$defs"]["strict"]  # type: ignore[no-any-return]
+    if "else" in raw:
+        return {**raw["else"], "required": raw["required"]}  # record-document.schema.json
+    return raw
 
 
 def refs_left(node: Any) -> bool:
@@ -446,7 +458,7 @@ def documents(type_name: str) -> st.SearchStrategy[dict[str, Any]]:
     """Documents of a type as its (inlined) schema allows them; not all valid."""
     schema = inlined_schema(type_name)
     assert not refs_left(schema), f"unresolved $ref in the inlined schema of {type_name}"
-    return from_schema(schema, custom_formats=CUSTOM_FORMATS).map(fix_semantics)
+    return from_schema(schema).map(fix_semantics)
 
 
 # -- walking documents (for mutations) ---------------------------------------------

@@ -850,7 +850,7 @@ def _msgpack_bomb_of(depth: int) -> bytes:
     return mp_with(fact(), "metadata", b"\x81\xa1a" + b"\x91" * depth + b"\x01")
 
 
-def test_depth_64_is_allowed_and_65_is_not() -> None:
+def test_depth_32_is_allowed_and_33_is_not() -> None:
     # the top-level object is depth 1; metadata 2; the value of "a" 3 ...
     def doc_at(levels: int) -> dict[str, Any]:
         value: Any = 1
@@ -859,10 +859,10 @@ def test_depth_64_is_allowed_and_65_is_not() -> None:
         return fact(metadata={"a": value})
 
     for encoding in ENCODINGS:
-        ok = MODULES[encoding].encode(doc_at(62))
+        ok = MODULES[encoding].encode(doc_at(30))
         decode(encoding, ok)
         with pytest.raises(MemorywireError) as info:
-            MODULES[encoding].encode(doc_at(63))
+            MODULES[encoding].encode(doc_at(31))
         assert info.value.reason == "NESTING_TOO_DEEP"
 
 

@@ -73,6 +73,30 @@ DRIFTS = {
         "string label = 1 [(rules) = {\n    required: true\n    max_length: 512",
         "MemoryBlock.label: proto max_length=512, schema maxLength=256",
     ),
+    "newer-minor form refuses unknown members": (
+        "schemas/fact.schema.json",
+        '"additionalProperties": {\n        "$ref": "value.schema.json"\n      }',
+        '"additionalProperties": false',
+        "fact.schema.json#/$defs/newer-minor: unknown members are not read as Values",
+    ),
+    "newer-minor form of an enum refuses added names": (
+        "schemas/sentiment.schema.json",
+        '"pattern": "^[a-z][a-z0-9_]*$"',
+        '"pattern": "^[a-z]+$"',
+        "sentiment.schema.json: #/$defs/newer-minor does not take the names",
+    ),
+    "format named in the schema": (
+        "schemas/media-part.schema.json",
+        '"$comment": "format uri (spec/v1/core.md, section 3)",',
+        '"format": "uri",',
+        "MediaPart.uri: schema format='uri', which stock validators refuse",
+    ),
+    "format pattern changed in the schema": (
+        "schemas/media-part.schema.json",
+        '"pattern": "^(?:[A-Za-z][A-Za-z0-9+.-]*:',
+        '"pattern": "^(?:[a-z]+:',
+        "MediaPart.uri: proto pattern=",
+    ),
     "field retyped in the proto": (
         "proto/memorywire/v1/record.proto",
         "  uint64 access_count = 4",

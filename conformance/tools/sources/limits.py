@@ -13,7 +13,7 @@ from vectorkit import (
 
 AREA = "Limits"
 DESCRIPTION = (
-    "The default resource limits of security.md section 4: a nesting depth of 64 (counted on the JSON form "
+    "The default resource limits of security.md section 4: a nesting depth of 32 (counted on the JSON form "
     "in every encoding, Values included), strings of at most 1 MiB of UTF-8, and declared lengths checked "
     "against the input before anything is allocated. Implementations MAY be configured with other limits, "
     "so these cases are recommended."
@@ -25,10 +25,10 @@ BASE = fact()
 S = ["security.md#4", "core.md#3"]
 MIB = 1 << 20
 
-# The record is depth 1 and metadata depth 2; 62 nested arrays reach depth 64, 63 reach 65.
-AT_LIMIT = with_(BASE, metadata={"a": nested(1, 62)})
-OVER_LIMIT = with_(BASE, metadata={"a": nested(1, 63)})
-OVER_POINTER = "/metadata/a" + "/0" * 62
+# The record is depth 1 and metadata depth 2; 30 nested arrays reach depth 32, 31 reach 33.
+AT_LIMIT = with_(BASE, metadata={"a": nested(1, 30)})
+OVER_LIMIT = with_(BASE, metadata={"a": nested(1, 31)})
+OVER_POINTER = "/metadata/a" + "/0" * 30
 
 
 def deep_maps(depth: int):
@@ -45,27 +45,36 @@ def deep_pointer(prefix: str, depth: int) -> str:
 # PutRequest (1) > items (2) > item (3) > record (4) > native (5) > native.record map (6) ...
 PUT_OVER = {"specversion": "1.0", "operation_id": "op-1", "items": [{"record": {
     "id": "f", "kind": "fact", "fact": {"text": "x"},
-    "native": {"framework": "letta", "record": deep_maps(60)}}}]}
-PUT_POINTER = "/items/0/record/native/record" + "/k" * 59
+    "native": {"framework": "letta", "record": deep_maps(28)}}}]}
+PUT_POINTER = "/items/0/record/native/record" + "/k" * 27
+
+# The deepest Protobuf nesting at the limit: each map inside a Value is a Value, a ValueMap and a
+# MapEntry; UpdateRequest (1) > patch (2) > ... > the map at depth 32, then its scalar: 95 messages.
+U = "memorywire.v1.UpdateRequest"
+DEEPEST_PROTOBUF = {"specversion": "1.0", "operation_id": "op-1", "id": "fact-1", "patch": deep_maps(31)}
 
 BOMB_DEPTH = 10000
 
 CASES = [
     valid("DepthAtLimit",
-          "A document nested exactly 64 deep (the record, metadata and 62 arrays) is within the limit in every "
+          "A document nested exactly 32 deep (the record, metadata and 30 arrays) is within the limit in every "
           "encoding.", S + ["protobuf-format.md#2.3"], AT_LIMIT, level="recommended"),
+    valid("DeepestProtobufAtLimit",
+          "An UpdateRequest whose patch nests maps 32 deep is within the limit: in Protobuf it is 95 messages "
+          "deep, within the default recursion limit (100) of stock Protobuf parsers.",
+          S + ["protobuf-format.md#2.3"], DEEPEST_PROTOBUF, type=U, level="recommended"),
     invalid("NestingTooDeep",
-            "A Value nested one level deeper (65) fails with NESTING_TOO_DEEP at the first array whose depth "
+            "A Value nested one level deeper (33) fails with NESTING_TOO_DEEP at the first array whose depth "
             "exceeds the limit.", S + ["security.md#5"], "NESTING_TOO_DEEP", OVER_POINTER,
             json=canonical_json(OVER_LIMIT, R), msgpack=canonical_msgpack(OVER_LIMIT, R),
             protobuf=canonical_protobuf(OVER_LIMIT, R), level="recommended"),
     invalid("NestingTooDeepInRequest",
             "Depth counts every object and array of the JSON form: a map inside the native record of a record "
-            "inside a PutRequest fails at depth 65.", S, "NESTING_TOO_DEEP", PUT_POINTER,
+            "inside a PutRequest fails at depth 33.", S, "NESTING_TOO_DEEP", PUT_POINTER,
             json=canonical_json(PUT_OVER, P), msgpack=canonical_msgpack(PUT_OVER, P),
             protobuf=canonical_protobuf(PUT_OVER, P), type=P, level="recommended"),
     invalid("NestingBomb",
-            f"A nesting bomb of {BOMB_DEPTH} arrays fails with NESTING_TOO_DEEP at level 65, without descending "
+            f"A nesting bomb of {BOMB_DEPTH} arrays fails with NESTING_TOO_DEEP at level 33, without descending "
             "further.", S + ["security.md#5"], "NESTING_TOO_DEEP", OVER_POINTER,
             json=canonical_json(BASE, R)[:-1] + b',"metadata":{"a":' + b"[" * BOMB_DEPTH + b"1"
             + b"]" * BOMB_DEPTH + b"}}",

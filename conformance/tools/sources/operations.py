@@ -201,7 +201,7 @@ CASES = [
           env(implementation="memorywire-reference", implementation_version="0.1.0", specversions=["1.0"],
               operations=["Put", "Get", "History", "Search", "Watch", "GetCapabilities"],
               features=["search.text", "search.vector", "watch", "watch.offsets"],
-              limits={"max_document_bytes": 16777216, "max_depth": 64, "max_batch_records": 1000,
+              limits={"max_document_bytes": 16777216, "max_depth": 32, "max_batch_records": 1000,
                       "max_string_bytes": 1048576, "max_items": 100000, "max_dimensions": 65536}),
           type=V + "GetCapabilitiesResponse"),
     valid("ErrorDocument",

@@ -32,6 +32,7 @@ import msgpack as _msgpack
 from memorywire import _model as m
 from memorywire import _rules, _timestamp
 from memorywire._codec import Float32Values, vector_finite
+from memorywire._formats import ENUM_NAME, check_format
 from memorywire.errors import escape_token
 
 #: The least magnitude that rounds to infinity in binary32.
@@ -96,22 +97,7 @@ def check_vector(v: list[Any], p: str, w: Any) -> None:
             return
 
 
-_ENUM_NAME = re.compile(r"[a-z][a-z0-9_]*")
-# RFC 3986: a scheme, then anything but spaces and controls.
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]*")
-_URI_REFERENCE = re.compile(r"[^\s\x00-\x1f\x7f]*")
-# RFC 6838: type "/" subtype, then parameters.
-_TOKEN = r"[A-Za-z0-9!#$&^_.+-]+"
-_MEDIA_TYPE = re.compile(rf"{_TOKEN}/{_TOKEN}(?:\s*;\s*{_TOKEN}=(?:{_TOKEN}|\"[^\"]*\"))*")
-# RFC 6901: empty, or "/"-separated tokens in which "~" is only "~0" or "~1".
-_JSON_POINTER = re.compile(r"(?:/(?:[^~/]|~[01])*)*")
-_FORMATS = {"uri": _URI, "uri-reference": _URI_REFERENCE, "media-type": _MEDIA_TYPE,
-            "json-pointer": _JSON_POINTER}
-
-
-def check_format(v: str, name: str) -> bool:
-    """Whether a string has the named format of the rules."""
-    return _FORMATS[name].fullmatch(v) is not None
+_ENUM_NAME = re.compile(ENUM_NAME)
 
 
 def check_unknown_enum(v: Any, p: str, w: Any, enum: str) -> None:

@@ -16,8 +16,10 @@ class Limits:
 
     #: The greatest size of one encoded document, in bytes.
     max_document_bytes: int = 16 * 1024 * 1024
-    #: The greatest nesting depth; the top-level object is depth 1.
-    max_depth: int = 64
+    #: The greatest nesting depth; the top-level object is depth 1. At 32, a
+    #: document is at most 95 Protobuf messages deep, within the default
+    #: recursion limit (100) of stock Protobuf parsers (security.md, section 4).
+    max_depth: int = 32
     #: The greatest length of one string, in bytes of UTF-8.
     max_string_bytes: int = 1024 * 1024
     #: The greatest number of elements of one list or entries of one map.

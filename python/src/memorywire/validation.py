@@ -8,7 +8,8 @@ Two validators give the same verdict on every document:
 * the reference one runs the real ``jsonschema`` package on the schema files
   of ``schemas/v1``, which stays the authority and the error reporter of
   record (:func:`reference_errors`), plus the rules JSON Schema cannot state
-  (calendar dates, embedding dimensions, number ranges, the version).
+  (spec/v1/json-format.md, section 8: calendar dates, embedding dimensions,
+  number ranges, the resource limits).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memorywire import _compiled, _schemas
+from memorywire import _compiled, _formats, _schemas
 from memorywire import _model as m
 from memorywire._rules import Walk as _Walk
 from memorywire.errors import ValidationError, Violation, escape_token
@@ -26,7 +27,6 @@ from memorywire.limits import DEFAULT_LIMITS, Limits
 SUPPORTED_MINOR = 0
 
 _SPECVERSION = re.compile(r"([1-9][0-9]*)\.(0|[1-9][0-9]*)")
-_ENUM_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 # -- public API --------------------------------------------------------------
@@ -158,31 +158,49 @@ _KEYWORD_REASONS = {
 #: Rules the schema files cannot state; the reference adds them.
 _BEYOND_SCHEMA = frozenset({
     "INVALID_TIMESTAMP", "DIMENSION_MISMATCH", "NUMBER_OUT_OF_RANGE", "NON_FINITE_NUMBER",
-    "NESTING_TOO_DEEP", "TOO_MANY_ITEMS", "STRING_TOO_LONG", "UNSUPPORTED_VERSION",
+    "NESTING_TOO_DEEP", "TOO_MANY_ITEMS", "STRING_TOO_LONG",
     "VALUE_OUT_OF_RANGE",  # procedure states
     "INVALID_VECTOR",  # a query vector of norm zero
 })
+#: The patterns by which the schemas state the formats of the rules.
+_FORMAT_PATTERNS = frozenset(_formats.schema_pattern(name) for name in _formats.FORMATS)
+#: The newer-minor form of an enum: a name of the enum's syntax, other than "unspecified".
+_ENUM_NAME_PATTERN = f"^{_formats.ENUM_NAME}$"
+
+
+def _reason(e: Any) -> str:
+    """The reason of the specification's registry for a jsonschema error."""
+    keyword = str(e.validator)
+    if keyword == "pattern" and e.validator_value in _FORMAT_PATTERNS:
+        return "INVALID_FORMAT"
+    if keyword == "pattern" and e.validator_value == f"^{_compiled._BASE64.pattern}$":
+        return "INVALID_BASE64"
+    if keyword == "pattern" and e.schema.get("title") == "Timestamp":
+        return "INVALID_TIMESTAMP"
+    if (keyword == "pattern" and e.validator_value == _ENUM_NAME_PATTERN) or (
+            keyword == "not" and e.validator_value == {"const": "unspecified"}):
+        return "UNKNOWN_ENUM_VALUE"
+    if keyword == "not" and list(e.absolute_path) == ["specversion"]:
+        return "UNSUPPORTED_VERSION"
+    return _KEYWORD_REASONS.get(keyword, "INVALID_ARGUMENT")
 
 
 def reference_errors(doc: Any, type_name: str = "memorywire.v1.MemoryRecord") -> list[Violation]:
     """The violations the reference validator reports: jsonschema on the
     schema files, then the rules beyond the schema."""
     out = []
-    # The schemas describe version 1.0. In a document of a newer minor version,
-    # and in an Error, which carries none, unknown members and enum names are
-    # content this reader tolerates (spec/v1/versioning.md, section 3).
-    tolerant = _version(doc)[1] or m.message(type_name).name == "Error"
+    # The schemas read a document of a newer minor version, and an Error, with
+    # the tolerance of spec/v1/versioning.md, section 3.2.
     for e in _schemas.validator(type_name).iter_errors(doc):
-        if tolerant and (e.validator == "additionalProperties" or (
-                e.validator == "enum" and isinstance(e.instance, str)
-                and e.instance != "unspecified" and _ENUM_NAME.fullmatch(e.instance))):
-            continue
         pointer = "".join("/" + escape_token(str(p)) for p in e.absolute_path)
         if e.validator == "required":
             missing = str(e.message).split("'")[1] if "'" in str(e.message) else ""
             pointer += "/" + escape_token(missing)
         location = "/".join(str(p) for p in e.absolute_schema_path)
-        reason = _KEYWORD_REASONS.get(str(e.validator), "INVALID_ARGUMENT")
+        reason = _reason(e)
+        if reason == "UNSUPPORTED_VERSION":
+            # Whatever else is wrong with it (versioning.md, section 1.4).
+            return [Violation(pointer, reason, e.message, schema_location=location)]
         out.append(Violation(pointer, reason, e.message, schema_location=location))
     if not out:
         out = [e for e in run(doc, type_name).errors if e.reason in _BEYOND_SCHEMA]
