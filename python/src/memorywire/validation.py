@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memorywire import _compiled, _schemas
+from memorywire import _compiled, _extras
 from memorywire import _model as m
 from memorywire._rules import Walk as _Walk
 from memorywire.errors import ValidationError, Violation, escape_token
@@ -172,6 +172,13 @@ def reference_errors(doc: Any, type_name: str = "memorywire.v1.MemoryRecord") ->
     # and in an Error, which carries none, unknown members and enum names are
     # content this reader tolerates (spec/v1/versioning.md, section 3).
     tolerant = _version(doc)[1] or m.message(type_name).name == "Error"
+    # The oracle runs jsonschema, which the codec does not need.
+    try:
+        from memorywire import _schemas
+    except ImportError as absent:
+        if _extras.missing(absent, "oracle"):
+            raise ImportError(_extras.install_hint("reference_errors", "oracle"), name=absent.name) from absent
+        raise
     for e in _schemas.validator(type_name).iter_errors(doc):
         if tolerant and (e.validator == "additionalProperties" or (
                 e.validator == "enum" and isinstance(e.instance, str)
