@@ -175,17 +175,19 @@ TOMBSTONE = {
 def kind_rules() -> list[object]:
     kinds = ["message", "tool_call", "tool_result", "fact", "episode", "procedure",
              "emotion", "summary", "block", "custom"]
-    return [
+    rules: list[object] = [
         {
             "if": {"properties": {"kind": {"const": k}}, "required": ["kind"]},
             "then": {"anyOf": [{"required": [k]}, {"required": ["encrypted"]}, TOMBSTONE]},
         }
         for k in kinds
-    ] + [{
+    ]
+    rules.append({
         # A tombstone keeps none of the content.
         "if": TOMBSTONE,
         "then": {"not": {"anyOf": [{"required": [k]} for k in kinds + ["encrypted"]]}},
-    }]
+    })
+    return rules
 
 
 # Rules that span fields, stated in the specification beside each message.
@@ -274,8 +276,8 @@ def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
     }
 
 
-def generate() -> dict[str, str]:
-    model = protoset.load()
+def generate(proto_root: pathlib.Path = protoset.PROTO_ROOT) -> dict[str, str]:
+    model = protoset.load(proto_root)
     files: dict[str, dict[str, object]] = {}
     for name, msg in model.messages.items():
         if name not in SKIP_MESSAGES:
