@@ -1,5 +1,6 @@
-# memorywire: `make demo` runs the main job, `make test` runs every test.
-# Both create what they need: a virtual environment in .venv and buf in
+# memorywire: `make demo` runs the main job, `make test` runs every test,
+# `make check` the quick ones (lint, types and the tests not marked slow).
+# They create what they need: a virtual environment in .venv and buf in
 # node_modules.
 
 PYTHON ?= python3
@@ -7,39 +8,58 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+JS_TESTEE  := conformance/testees/javascript
+PYTEST := $(BIN)/python -m pytest python/tests conformance/python/tests -q -p no:cacheprovider
+# Every Python source that mypy --strict checks, each with its own configuration.
+MYPY_CONFORMANCE := conformance/python/src/memorywire_conformance
+MYPY_TOOLS := tools conformance/tools python/benchmarks
 
-.PHONY: demo test lint proto schemas clean
+.PHONY: demo test check lint typecheck js-test proto schemas clean
 
-$(STAMP): python/pyproject.toml conformance/python/pyproject.toml
+# The package versions are read from VERSION and memorywire/_version.py at
+# install time, so a change to either reinstalls.
+$(STAMP): python/pyproject.toml conformance/python/pyproject.toml VERSION python/src/memorywire/_version.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e 'python[test]' -e conformance/python
 	touch $@
 
-$(NODE_STAMP): package.json package-lock.json conformance/testees/javascript/package-lock.json
+$(NODE_STAMP): package.json package-lock.json $(JS_TESTEE)/package.json $(JS_TESTEE)/package-lock.json
 	npm ci --no-audit --no-fund --silent
-	npm ci --no-audit --no-fund --silent --prefix conformance/testees/javascript
+	npm ci --no-audit --no-fund --silent --prefix $(JS_TESTEE)
 	touch $@
 
-# Regenerate the Python protobuf modules and the JSON Schemas from proto/.
-proto: $(STAMP)
-	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=python/src --pyi_out=python/src \
-		proto/memorywire/v1/*.proto
-	$(BIN)/python -m grpc_tools.protoc -Iproto --grpc_python_out=python/src \
-		proto/memorywire/v1/memory_service.proto
-	$(BIN)/python tools/gen_schemas.py
+# Regenerate every file made from proto/: the Python protobuf modules, the
+# JSON Schemas, the descriptor sets of the conformance runner and of the
+# JavaScript testee (tools/regen.py).
+proto: $(STAMP) $(NODE_STAMP)
+	$(BIN)/python tools/regen.py
+
+schemas: proto
 
 lint: $(STAMP) $(NODE_STAMP)
 	npx --no-install buf lint
-	$(BIN)/python tools/gen_schemas.py --check
+	$(BIN)/python tools/regen.py --check
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check
 	$(BIN)/memorywire-conformance check-vectors
-	$(BIN)/ruff check python/src python/tests conformance/python tools
-	cd python && ../$(BIN)/python -m mypy src/memorywire
+	$(BIN)/ruff check python/src python/tests python/benchmarks conformance/python tools
 
-test: lint $(NODE_STAMP)
-	$(BIN)/python -m pytest python/tests conformance/python/tests -q -p no:cacheprovider
+typecheck: $(STAMP)
+	cd python && ../$(BIN)/python -m mypy src/memorywire
+	cd conformance/python && ../../$(BIN)/python -m mypy src/memorywire_conformance
+	$(BIN)/python -m mypy --config-file python/pyproject.toml $(MYPY_TOOLS)
+
+# The JavaScript testee's own unit tests.
+js-test: $(NODE_STAMP)
+	npm test --silent --prefix $(JS_TESTEE)
+
+# The quick lane, a few minutes: everything but the tests marked slow.
+check: lint typecheck js-test
+	$(PYTEST) -m "not slow"
+
+test: lint typecheck js-test
+	$(PYTEST)
 
 demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/demo.py
@@ -48,10 +68,10 @@ demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/memorywire-conformance codec --testee "$(abspath $(BIN))/memorywire testee" --level recommended
 	@echo
 	@echo "== conformance: the independent JavaScript testee (Node.js), every level =="
-	$(BIN)/memorywire-conformance codec --testee "node $(abspath conformance/testees/javascript/testee.js)" --level recommended
+	$(BIN)/memorywire-conformance codec --testee "node $(abspath $(JS_TESTEE))/testee.js" --level recommended
 	@echo
 	@echo "== the reference service (memorywire serve) on an embedded store =="
 	$(BIN)/python tools/demo_service.py
 
 clean:
-	rm -rf $(VENV) node_modules
+	rm -rf $(VENV) node_modules $(JS_TESTEE)/node_modules

@@ -10,8 +10,12 @@ import pathlib
 import sys
 import tempfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from google.protobuf import descriptor_pb2
+
+if TYPE_CHECKING:
+    from google.protobuf.internal.extension_dict import _ExtensionFieldDescriptor
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
@@ -27,7 +31,7 @@ def proto_files(proto_root: pathlib.Path = PROTO_ROOT) -> list[str]:
 def compile_set(proto_root: pathlib.Path = PROTO_ROOT) -> descriptor_pb2.FileDescriptorSet:
     """Compile every .proto under proto_root into a FileDescriptorSet."""
     import grpc_tools
-    from grpc_tools import protoc  # type: ignore[import-untyped]
+    from grpc_tools import protoc
 
     include = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +97,10 @@ def field_rules(field: descriptor_pb2.FieldDescriptorProto) -> dict[str, object]
     from memorywire.v1 import options_pb2
 
     parsed = descriptor_pb2.FieldOptions.FromString(raw)
-    rules = parsed.Extensions[options_pb2.rules]
+    # The generated stub types the extension as a plain FieldDescriptor.
+    extension = cast("_ExtensionFieldDescriptor[descriptor_pb2.FieldOptions, options_pb2.FieldRules]",
+                     options_pb2.rules)
+    rules = parsed.Extensions[extension]
     out: dict[str, object] = {}
     for fd, value in rules.ListFields():
         out[fd.name] = value

@@ -286,9 +286,9 @@ def format_float(x: float) -> str:
 def _is_default(v: Any, f: m.FieldInfo) -> bool:
     k = f.kind
     if k in (m.STRING, m.BYTES):
-        return v == ""
+        return bool(v == "")
     if k == m.UINT:
-        return v == 0
+        return bool(v == 0)
     if k == m.BOOL:
         return v is False
     if k == m.DOUBLE:

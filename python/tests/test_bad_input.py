@@ -898,6 +898,7 @@ def _dump(node: Any, path: tuple[Any, ...], target: tuple[Any, ...], extra: tupl
     return json.dumps(node, ensure_ascii=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(type_name=st.sampled_from(DUPLICATE_TYPES), data=st.data())

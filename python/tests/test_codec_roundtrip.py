@@ -88,6 +88,7 @@ def check_round_trips(doc: dict[str, Any], type_name: str) -> None:
             f"encode_{b} is not idempotent"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_name", TYPES, ids=lambda t: t.rsplit(".", 1)[1])
 def test_round_trip_between_every_pair_of_encodings(type_name: str) -> None:
     counts = {"generated": 0, "valid": 0}
@@ -106,6 +107,7 @@ def test_round_trip_between_every_pair_of_encodings(type_name: str) -> None:
     assert counts["valid"] >= MIN_VALID * counts["generated"], counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_name", TYPES, ids=lambda t: t.rsplit(".", 1)[1])
 def test_fast_and_reference_validators_agree_on_generated_documents(type_name: str) -> None:
     @AGREEMENT
@@ -223,6 +225,7 @@ def _mutation_property(mutation: str, type_name: str, applied: dict[str, int]) -
     return mutated
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutation", list(MUTATIONS))
 def test_validators_agree_on_mutated_documents(mutation: str) -> None:
     """Every type in turn, a few documents each; the failures of all types are

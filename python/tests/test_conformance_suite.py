@@ -26,6 +26,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# Whole conformance runs against the testees: make test runs it, make check does not.
+pytestmark = pytest.mark.slow
 VECTORS = ROOT / "conformance" / "vectors" / "v1"
 RUNNER_SRC = ROOT / "conformance" / "python" / "src"
 BROKEN = ROOT / "conformance" / "testees" / "broken" / "broken_testee.py"

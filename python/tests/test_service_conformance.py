@@ -35,6 +35,9 @@ import pytest
 from tls_helpers import Pki, make_pki
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# Whole conformance runs against live services: make test runs it, make check does not.
+pytestmark = pytest.mark.slow
 RUNNER_SRC = ROOT / "conformance" / "python" / "src"
 BROKEN = ROOT / "conformance" / "testees" / "broken_service" / "broken_service.py"
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")

@@ -1,7 +1,9 @@
 """Bytes: base64 in JSON, bin in MessagePack, bytes in Protobuf."""
 
+from typing import Any
+
 from _common import record
-from vectorkit import MBin, invalid, mp_pack, mp_tree, valid
+from vectorkit import Case, MBin, invalid, mp_pack, mp_tree, valid
 
 AREA = "Bytes"
 DESCRIPTION = (
@@ -13,7 +15,7 @@ R = "memorywire.v1.MemoryRecord"
 S = ["core.md#3.7", "json-format.md#3.5", "msgpack-format.md#3.5", "protobuf-format.md#3.5"]
 
 
-def enc(**payload):
+def enc(**payload: Any) -> dict[str, Any]:
     p = {"algorithm": "A256GCM"}
     p.update(payload)
     return record("fact", None, id="fact-enc", encrypted=p)
@@ -24,13 +26,13 @@ def jenc(ciphertext_json: str) -> str:
             '"ciphertext":' + ciphertext_json + '}}')
 
 
-def menc(ciphertext) -> bytes:
+def menc(ciphertext: Any) -> bytes:
     tree = mp_tree(enc(ciphertext="AA=="), R)
     tree["encrypted"]["ciphertext"] = ciphertext
     return mp_pack(tree)
 
 
-def bad(name, text, what, level="required"):
+def bad(name: str, text: str, what: str, level: str = "required") -> Case:
     return invalid(name, f"A bytes string {what} fails with INVALID_BASE64.", ["json-format.md#3.5", "core.md#3.7"],
                    "INVALID_BASE64", "/encrypted/ciphertext", json=jenc(text), level=level)
 

@@ -16,7 +16,7 @@ BASE = fact()
 S = ["msgpack-format.md#7", "core.md#13.6"]
 
 
-def s(text, fmt):
+def s(text: str, fmt: str) -> MStr:
     return MStr(text.encode("utf-8"), fmt)
 
 

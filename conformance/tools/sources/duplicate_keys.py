@@ -1,6 +1,8 @@
 """DuplicateKeys: repeated keys in JSON objects, MessagePack maps and
 Protobuf map entries."""
 
+from typing import Any
+
 from _common import fact
 from vectorkit import Pairs, canonical_protobuf, invalid, ld, mp_pack, pb_entries, pb_value, valid
 
@@ -17,7 +19,7 @@ S = ["json-format.md#5", "msgpack-format.md#5", "core.md#13.5"]
 J0 = '{"specversion":"1.0","id":"fact-1","kind":"fact","fact":{"text":"The user prefers window seats."}'
 
 
-def mp(pairs_doc) -> bytes:
+def mp(pairs_doc: Any) -> bytes:
     return mp_pack(pairs_doc)
 
 

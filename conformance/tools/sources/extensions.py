@@ -1,7 +1,7 @@
 """Extensions: metadata and vendor-namespaced extensions."""
 
 from _common import fact, record, with_
-from vectorkit import invalid, valid
+from vectorkit import Case, invalid, valid
 
 AREA = "Extensions"
 DESCRIPTION = (
@@ -14,7 +14,7 @@ BASE = fact()
 S = ["core.md#12.1", "core.md#12.2"]
 
 
-def bad_key(name, key, pointer_key, what):
+def bad_key(name: str, key: str, pointer_key: str, what: str) -> Case:
     return invalid(name, f"The extension key {key!r} {what}: PATTERN_MISMATCH at the key's member.",
                    ["core.md#12.2"], "PATTERN_MISMATCH", "/extensions/" + pointer_key,
                    doc=with_(BASE, extensions={"agency-swarm.message_origin": "handoff", key: 1}))

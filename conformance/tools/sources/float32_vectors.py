@@ -1,6 +1,7 @@
 """Float32Vectors: embedding and query vectors, bit for bit."""
 
 import struct
+from typing import Any
 
 from _common import fact, with_
 from vectorkit import (
@@ -34,7 +35,7 @@ MAX_SUB = f32_bits(0x007FFFFF)
 MIN_NORMAL = f32_bits(0x00800000)
 
 
-def emb(values, dims=None, **more):
+def emb(values: list[Any], dims: int | None = None, **more: Any) -> dict[str, Any]:
     e = {"model": "text-embedding-3-small", "dimensions": len(values) if dims is None else dims, "values": values}
     e.update(more)
     return with_(BASE, embeddings=[e])
@@ -46,7 +47,7 @@ def jbase(values_text: str, dims: int) -> str:
             + values_text + ']}]}')
 
 
-def mvec(values_bin) -> bytes:
+def mvec(values_bin: Any) -> bytes:
     doc = with_(BASE, embeddings=[{"model": "text-embedding-3-small", "dimensions": 2, "values": values_bin}])
     tree = mp_tree(doc, R)
     tree["embeddings"][0]["values"] = values_bin

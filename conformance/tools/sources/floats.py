@@ -1,6 +1,7 @@
 """Floats: binary64 fields and float Values."""
 
 import struct
+from typing import Any
 
 from _common import fact, with_
 from vectorkit import MF32, MRaw, canonical_protobuf, f64, invalid, ld, mp_pack, mp_tree, valid
@@ -23,7 +24,7 @@ def jbase(extra: str) -> str:
             + extra + "}")
 
 
-def mbase(**extra) -> bytes:
+def mbase(**extra: Any) -> bytes:
     return mp_pack(mp_tree(with_(BASE, **extra), R))
 
 

@@ -2,6 +2,7 @@
 
 from _common import fact
 from vectorkit import (
+    Case,
     MRaw,
     canonical_json,
     canonical_msgpack,
@@ -31,7 +32,7 @@ SM = ["msgpack-format.md#2.1"]
 SP = ["protobuf-format.md#2.3"]
 
 
-def syntax(name, text, what):
+def syntax(name: str, text: str, what: str) -> Case:
     return invalid(name, f"{what} is not a JSON text: SYNTAX_ERROR, no pointer.", SJ, "SYNTAX_ERROR", "", json=text)
 
 

@@ -1,5 +1,7 @@
 """Integers: uint32 and uint64 fields, and 64-bit integer Values."""
 
+from typing import Any
+
 from _common import fact, with_
 from vectorkit import MF32, MInt, canonical_protobuf, invalid, mp_pack, mp_tree, valid, vi
 
@@ -21,7 +23,7 @@ def jbase(extra: str) -> str:
             + extra + "}")
 
 
-def mbase(**extra) -> bytes:
+def mbase(**extra: Any) -> bytes:
     return mp_pack(mp_tree(with_(BASE, **extra), R))
 
 

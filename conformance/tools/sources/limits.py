@@ -31,7 +31,7 @@ OVER_LIMIT = with_(BASE, metadata={"a": nested(1, 31)})
 OVER_POINTER = "/metadata/a" + "/0" * 30
 
 
-def deep_maps(depth: int):
+def deep_maps(depth: int) -> object:
     v: object = "bottom"
     for _ in range(depth):
         v = {"k": v}

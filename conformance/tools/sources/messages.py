@@ -1,5 +1,7 @@
 """Messages: conversation messages and their content parts."""
 
+from typing import Any
+
 from _common import record
 from vectorkit import invalid, valid
 
@@ -11,7 +13,7 @@ DESCRIPTION = (
 )
 
 
-def message(msg, id="msg-1", **fields):
+def message(msg: dict[str, Any], id: str = "msg-1", **fields: Any) -> dict[str, Any]:
     return record("message", msg, id=id, **fields)
 
 

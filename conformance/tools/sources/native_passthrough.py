@@ -1,5 +1,7 @@
 """NativePassthrough: the original framework record, kept verbatim."""
 
+from typing import Any
+
 from _common import record
 from vectorkit import invalid, valid
 
@@ -12,7 +14,7 @@ DESCRIPTION = (
 S = ["core.md#11", "core.md#3.4"]
 
 
-def msg(native, id="msg-native"):
+def msg(native: dict[str, Any], id: str = "msg-native") -> dict[str, Any]:
     return record("message", {"role": "user", "content": [{"text": {"text": "I missed my connection to Porto."}}]},
                   id=id, native=native)
 

@@ -1,5 +1,7 @@
 """Operations: the request and response envelopes of every operation."""
 
+from typing import Any
+
 from vectorkit import invalid, valid
 
 AREA = "Operations"
@@ -13,7 +15,7 @@ V = "memorywire.v1."
 ENV = {"specversion": "1.0", "operation_id": "op_01KK9EZRZ8K8WB61Q7XNA20ZNW"}
 
 
-def env(**fields):
+def env(**fields: Any) -> dict[str, Any]:
     doc = dict(ENV)
     doc.update(fields)
     return doc

@@ -1,6 +1,8 @@
 """Timestamps: RFC 3339 in JSON, ext -1 in MessagePack, Timestamp messages
 in Protobuf."""
 
+from typing import Any
+
 from _common import fact, with_
 from vectorkit import (
     MExt,
@@ -27,7 +29,7 @@ BASE = fact()
 S = ["core.md#3.8", "json-format.md#3.6", "msgpack-format.md#3.6", "protobuf-format.md#3.6"]
 
 
-def at(ts: str, **more) -> dict:
+def at(ts: str, **more: Any) -> dict[str, Any]:
     return with_(BASE, created_at=ts, **more)
 
 
@@ -36,7 +38,7 @@ def jat(text: str) -> str:
             '"created_at":' + text + "}")
 
 
-def mat(value) -> bytes:
+def mat(value: Any) -> bytes:
     tree = mp_tree(BASE, R)
     tree["created_at"] = value
     return mp_pack(tree)

@@ -1,5 +1,7 @@
 """ToolActivity: tool calls and tool results."""
 
+from typing import Any
+
 from _common import record
 from vectorkit import invalid, valid
 
@@ -11,11 +13,11 @@ DESCRIPTION = (
 )
 
 
-def call(payload, id="tc-1", **fields):
+def call(payload: dict[str, Any], id: str = "tc-1", **fields: Any) -> dict[str, Any]:
     return record("tool_call", payload, id=id, **fields)
 
 
-def result(payload, id="tr-1", **fields):
+def result(payload: dict[str, Any], id: str = "tr-1", **fields: Any) -> dict[str, Any]:
     return record("tool_result", payload, id=id, **fields)
 
 

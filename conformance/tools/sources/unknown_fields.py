@@ -1,6 +1,8 @@
 """UnknownFields: unknown members, field numbers and enum values, and
 documents of a newer minor version."""
 
+from typing import Any
+
 from _common import fact, record, with_
 from vectorkit import (
     MBin,
@@ -33,7 +35,7 @@ S11 = ["versioning.md#3.2", "versioning.md#3.4", "core.md#13.4"]
 UNREP = "UNREPRESENTABLE"
 
 
-def newer(**fields):
+def newer(**fields: Any) -> dict[str, Any]:
     doc = {"specversion": "1.1", "id": "fact-1", "kind": "fact"}
     doc.update(fields)
     return doc

@@ -1,5 +1,7 @@
 """Values: the value model of free-form data."""
 
+from typing import Any
+
 from _common import fact, record, with_
 from vectorkit import (
     MF32,
@@ -29,11 +31,11 @@ BASE = fact()
 S = ["core.md#3.4", "json-format.md#3.8", "msgpack-format.md#3.8", "protobuf-format.md#3.8"]
 
 
-def meta(**kv):
+def meta(**kv: Any) -> dict[str, Any]:
     return with_(BASE, metadata=kv)
 
 
-def mmeta(value) -> bytes:
+def mmeta(value: Any) -> bytes:
     tree = mp_tree(BASE, R)
     tree["metadata"] = value
     return mp_pack(tree)

@@ -1,5 +1,7 @@
 """Versioning: specversion on documents and nested records."""
 
+from typing import Any
+
 from _common import fact, with_, without
 from vectorkit import invalid, ld, mp_pack, valid, vi
 
@@ -16,7 +18,7 @@ BASE = fact()
 S = ["versioning.md#1.4", "core.md#13.2"]
 
 
-def sv(value):
+def sv(value: str) -> dict[str, Any]:
     return with_(BASE, specversion=value)
 
 

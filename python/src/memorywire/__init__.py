@@ -1,5 +1,14 @@
-"""memorywire: the reference codec of the vendor-neutral wire format for AI-agent memory."""
+"""memorywire: the reference codec of the vendor-neutral wire format for AI-agent memory.
 
+A plain install brings the codec and the command line; ``Client``,
+``ServiceError`` and ``tls_credentials`` need the ``service`` extra
+(``pip install 'memorywire[service]'``) and are loaded on first use.
+"""
+
+from typing import TYPE_CHECKING
+
+from memorywire._version import SPECVERSION, __version__
+from memorywire.convert import convert, detect_encoding
 from memorywire.errors import (
     DecodeError,
     LimitError,
@@ -8,32 +17,37 @@ from memorywire.errors import (
     ValidationError,
     Violation,
 )
+from memorywire.limits import Limits
+from memorywire.validation import iter_errors, validate
 
-__version__ = "0.1.0.dev0"
-SPECVERSION = "1.0"
+if TYPE_CHECKING:
+    from memorywire.client import Client, ServiceError, tls_credentials
 
 __all__ = [
     "SPECVERSION",
+    "Client",
     "DecodeError",
     "LimitError",
+    "Limits",
     "MemorywireError",
+    "ServiceError",
     "UnrepresentableError",
     "ValidationError",
     "Violation",
     "__version__",
+    "convert",
+    "detect_encoding",
+    "iter_errors",
+    "tls_credentials",
+    "validate",
 ]
 
-from memorywire.convert import convert, detect_encoding  # noqa: E402
-from memorywire.limits import Limits  # noqa: E402
-from memorywire.validation import iter_errors, validate  # noqa: E402
-
-__all__ += ["Client", "Limits", "ServiceError", "convert", "detect_encoding", "iter_errors", "tls_credentials",
-            "validate"]
+_SERVICE_NAMES = ("Client", "ServiceError", "tls_credentials")
 
 
 def __getattr__(name: str) -> object:
-    # The client needs grpc, which users of the codec alone need not load.
-    if name in ("Client", "ServiceError", "tls_credentials"):
+    # The client needs grpc, which users of the codec alone need not install.
+    if name in _SERVICE_NAMES:
         from memorywire import client
 
         return getattr(client, name)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO
 import orjson
 
 import memorywire
-from memorywire import _model, stream
+from memorywire import _extras, _model, stream
 from memorywire import json as _json
 from memorywire.convert import convert, detect_encoding, module
 from memorywire.errors import (
@@ -277,7 +277,14 @@ def run(argv: Sequence[str] | None = None, *, stdin: BinaryIO | None = None,
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
         # The service parses its own options (memorywire serve --help).
-        from memorywire.service.server import main as serve_main
+        try:
+            from memorywire.service.server import main as serve_main
+        except ImportError as e:
+            if not _extras.missing(e, "service"):
+                raise
+            print(f"memorywire serve: {_extras.install_hint('the service', 'service')} "
+                  f"(no module named {e.name!r})", file=ctx.stderr)
+            return 2
 
         return serve_main(arguments[1:])
     parser = _parser(ctx.stdout, ctx.stderr)

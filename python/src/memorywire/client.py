@@ -51,10 +51,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import grpc
+import memorywire._extras
+
+try:
+    import grpc
+except ImportError as _missing:  # a plain install: the codec and the CLI only
+    raise ImportError(memorywire._extras.install_hint("memorywire.client", "service"),
+                      name=_missing.name) from _missing
 
 import memorywire.protobuf
 from memorywire._transport import is_local
+from memorywire._version import SPECVERSION
 from memorywire.errors import MemorywireError
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
@@ -66,7 +73,6 @@ from memorywire.service.errors import (
 
 __all__ = ["Client", "ServiceError", "WatchStream", "tls_credentials"]
 
-SPECVERSION = "1.0"
 SERVICE = "memorywire.v1.MemoryService"
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 

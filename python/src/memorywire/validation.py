@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memorywire import _compiled, _formats, _schemas
+from memorywire import _compiled, _extras, _formats
 from memorywire import _model as m
 from memorywire._rules import Walk as _Walk
 from memorywire.errors import ValidationError, Violation, escape_token
@@ -191,6 +191,13 @@ def reference_errors(doc: Any, type_name: str = "memorywire.v1.MemoryRecord") ->
     out = []
     # The schemas read a document of a newer minor version, and an Error, with
     # the tolerance of spec/v1/versioning.md, section 3.2.
+    # The oracle runs jsonschema, which the codec does not need.
+    try:
+        from memorywire import _schemas
+    except ImportError as absent:
+        if _extras.missing(absent, "oracle"):
+            raise ImportError(_extras.install_hint("reference_errors", "oracle"), name=absent.name) from absent
+        raise
     for e in _schemas.validator(type_name).iter_errors(doc):
         pointer = "".join("/" + escape_token(str(p)) for p in e.absolute_path)
         if e.validator == "required":

@@ -19,6 +19,9 @@ import pytest
 
 from memorywire.client import Client, ServiceError
 
+# Servers killed and restarted under load: make test runs them, make check does not.
+pytestmark = pytest.mark.slow
+
 BATCH = 25
 
 

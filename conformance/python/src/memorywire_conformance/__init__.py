@@ -6,4 +6,8 @@ the test vectors (conformance/vectors/v1) and judges its answers byte for
 byte. It depends on no implementation of memorywire.
 """
 
-__version__ = "1.0.0.dev0"
+from importlib import metadata
+
+# The release of the specification this runner checks (VERSION at the root of
+# the repository), as installed.
+__version__ = metadata.version("memorywire-conformance")

@@ -19,6 +19,7 @@ import memorywire
 import memorywire.protobuf
 from memorywire import validation
 from memorywire._compiled import varint
+from memorywire._version import SPECVERSION as SPECVERSION
 from memorywire.errors import MemorywireError, Violation
 from memorywire.limits import DEFAULT_LIMITS, Limits
 from memorywire.service import cursors, filters, search, watch
@@ -39,7 +40,6 @@ from memorywire.service.store import (
 
 __all__ = ["Call", "Service", "FEATURES", "OPERATIONS", "MUTATING"]
 
-SPECVERSION = "1.0"
 IMPLEMENTATION = "memorywire-reference"
 OPERATIONS = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
               "Review", "Watch", "CommitOffset", "Export", "Import", "GetCapabilities")

@@ -19,13 +19,15 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError, Message
 
+from memorywire_conformance import __version__
 from memorywire_conformance.service.descriptors import ERROR_TYPE_URL, SERVICE, message_class
 from memorywire_conformance.service.wire import from_message, to_message
 
 __all__ = ["DEFAULT", "SPECVERSION", "Client", "RpcFailure", "StreamTimeout", "WatchStream",
            "decode_status", "encode_tenant", "new_operation_id"]
 
-SPECVERSION = "1.0"
+#: The specification version of the release, MAJOR.MINOR.
+SPECVERSION = ".".join(__version__.split(".")[:2])
 TENANT_KEY = "memorywire-tenant"
 SPECVERSION_KEY = "memorywire-specversion"
 DETAILS_KEY = "grpc-status-details-bin"

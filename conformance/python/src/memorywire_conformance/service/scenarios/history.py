@@ -142,7 +142,9 @@ def invalid_cursor(ctx: Ctx) -> None:
                      "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
                      what="History with a made-up cursor")
     cursor = ctx.call("History", {"limit": 1}).get("next_cursor")
-    ctx.check(cursor, "History with limit 1 of 3 records returns no next_cursor")
+    ctx.check(isinstance(cursor, str) and cursor,
+              "History with limit 1 of 3 records returns no next_cursor")
+    assert isinstance(cursor, str)
     ctx.expect_error(lambda: ctx.call("History", {"limit": 1, "cursor": cursor + "!"}),
                      "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
                      what="History with an issued cursor and a character added")

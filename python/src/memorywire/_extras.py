@@ -1,0 +1,25 @@
+"""What the optional extras of the package bring, and the message that names
+the extra to install when a module of one is missing.
+
+A plain install brings the codec and the command line; the extras bring the
+rest (pyproject.toml, [project.optional-dependencies]). A test checks that
+these module names are exactly what the modules of each extra import.
+"""
+
+from __future__ import annotations
+
+#: The top-level modules each extra provides, by extra.
+MODULES = {
+    "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
+    "oracle": frozenset({"jsonschema", "referencing"}),
+}
+
+
+def missing(error: ImportError, extra: str) -> bool:
+    """Whether ``error`` is the absence of a module that ``extra`` provides."""
+    name = error.name or ""
+    return name.split(".")[0] in MODULES[extra]
+
+
+def install_hint(what: str, extra: str) -> str:
+    return f"{what} needs the {extra!r} extra: pip install 'memorywire[{extra}]'"
