@@ -389,6 +389,14 @@ def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
     }
 
 
+def document_types(model: protoset.Model) -> set[str]:
+    """Messages that are documents of their own only: they carry specversion
+    and no field of another message holds them."""
+    nested = {short(f.type_name) for msg in model.messages.values() for f in msg.field}
+    return {name for name, msg in model.messages.items()
+            if name not in nested and any(f.name == "specversion" for f in msg.field)}
+
+
 def generate(proto_root: pathlib.Path = protoset.PROTO_ROOT) -> dict[str, str]:
     model = protoset.load(proto_root)
     documents = document_types(model)

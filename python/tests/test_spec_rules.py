@@ -44,6 +44,8 @@ ENVELOPE = {"specversion", "operation_id", "scope"}
 # section 3.4): the codec checks them by their kind, not by (rules), and the
 # schemas have none of them.
 VALUE_MESSAGES = {"Value", "ValueList", "ValueMap", "MapEntry"}
+# The anchor that names a requirement sentence (conformance/README.md, Spec coverage).
+REQUIREMENT_ID = re.compile(r'<a id="R-[A-Z]+-[0-9]+"></a>')
 KEY_PATTERN = re.compile(r"every key MUST\s+match\s+(?:`([^`]+)`|the (extension) key pattern)", re.IGNORECASE)
 
 
@@ -99,7 +101,7 @@ def parse_constraints(text: str) -> dict[str, object]:
 def read(document: str, text: str, messages: dict[str, set[str]],
          out: dict[tuple[str, str], Written]) -> None:
     """The fields that one document describes, into ``out``."""
-    lines = text.split("\n")
+    lines = REQUIREMENT_ID.sub("", text).split("\n")
     context: str | None = None
     pending: dict[str, tuple[str, dict[str, object]]] = {}
 
@@ -279,7 +281,7 @@ def test_a_changed_number_in_the_proto_is_caught(tree: tuple[pathlib.Path, pathl
 
 def test_a_dropped_requirement_is_caught(tree: tuple[pathlib.Path, pathlib.Path]) -> None:
     spec, proto = tree
-    edit(spec / "core.md", "- Constraints: REQUIRED; length ..64.\n- Examples: `\"file_citation\"`",
-         "- Constraints: OPTIONAL; length ..64.\n- Examples: `\"file_citation\"`")
+    edit(spec / "core.md", "Constraints: REQUIRED; length ..64.\n- Examples: `\"file_citation\"`",
+         "Constraints: OPTIONAL; length ..64.\n- Examples: `\"file_citation\"`")
     found = [d.split(": ", 1)[1] for d in differences(spec, proto)]
     assert "Annotation.type: REQUIRED in one, not the other" in found

@@ -17,7 +17,7 @@ test("canonical JSON of the example records is valid against record-document.sch
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addFormat("media-type", isMediaType);
-  for (const f of fs.readdirSync(SCHEMAS)) ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMAS, f))));
+  for (const f of fs.readdirSync(SCHEMAS).filter((n) => n.endsWith(".json"))) ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMAS, f))));
   const validateRecord = ajv.getSchema("https://memorywire.dev/schemas/v1/record-document.schema.json");
   const dir = path.join(REPO, "examples/v1/records");
   for (const f of fs.readdirSync(dir)) {
