@@ -39,6 +39,7 @@ from google.protobuf import descriptor as _d
 from memorywire import _diagnose, _document, _timestamp
 from memorywire import _model as m
 from memorywire import json as _json
+from memorywire._compiled import FLOAT32_OVERFLOW
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import (
     MemorywireError,
@@ -333,11 +334,10 @@ class _Reader:
             return self.integer(v, ptr, low, high)
         if k in (m.DOUBLE, m.FLOAT32):
             x = self.floating(v, ptr)
-            if k == m.FLOAT32:
-                try:
-                    x = array("f", [x]).tolist()[0]
-                except OverflowError:
-                    pass  # too large for binary32: the validator says so
+            if k == m.FLOAT32 and -FLOAT32_OVERFLOW < x < FLOAT32_OVERFLOW:
+                # Rounded as Protobuf would; a value beyond is left for the
+                # validator to refuse as out of range.
+                x = array("f", [x])[0]
             return x
         if k == m.BYTES:
             return self.bytes(v, ptr)
@@ -545,10 +545,11 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def input_pointer(pointer: str, raw: Any, info: m.MessageInfo) -> str:
+def input_pointer(pointer: str, raw: Any, info: m.MessageInfo, *, key: bool = False) -> str:
     """The pointer into the ProtoJSON input of a member of the memorywire
     document read from it: the same member, under its ProtoJSON name, with
-    Values and maps of Values spelled as their messages."""
+    Values and maps of Values spelled as their messages. With ``key``, a
+    pointer to a map entry names the entry's key rather than its value."""
     if not pointer:
         return pointer
     out: list[str] = []
@@ -556,7 +557,9 @@ def input_pointer(pointer: str, raw: Any, info: m.MessageInfo) -> str:
     # What node is: ("message", table), ("repeated", field), ("map", None),
     # ("value", None), or ("leaf", None).
     where: tuple[str, Any] = ("message", _table(info))
-    for token in (_unescape(t) for t in pointer.split("/")[1:]):
+    tokens = [_unescape(t) for t in pointer.split("/")[1:]]
+    last = len(tokens) - 1
+    for n, token in enumerate(tokens):
         state, arg = where
         if state == "message":
             f = arg.by_name.get(token)
@@ -564,11 +567,11 @@ def input_pointer(pointer: str, raw: Any, info: m.MessageInfo) -> str:
                 out.append(token)
                 node, where = None, ("leaf", None)
                 continue
-            key = f.json_name
-            if type(node) is dict and key not in node and f.info.name in node:
-                key = f.info.name
-            out.append(key)
-            node = node.get(key) if type(node) is dict else None
+            member = f.json_name
+            if type(node) is dict and member not in node and f.info.name in node:
+                member = f.info.name
+            out.append(member)
+            node = node.get(member) if type(node) is dict else None
             if f.info.is_map:
                 where = ("map", None)
             elif f.info.repeated:
@@ -582,19 +585,22 @@ def input_pointer(pointer: str, raw: Any, info: m.MessageInfo) -> str:
         elif state == "map":
             i, node = _entry(node, token)
             out.extend((str(i), "value") if i is not None else (token,))
+            if key and i is not None and n == last:
+                out[-1] = "key"
+                break
             where = ("value", None) if i is not None else ("leaf", None)
         elif state == "value":
-            member, inner = _value_member(node)
-            if member is None:
+            kind, inner = _value_member(node)
+            if kind is None:
                 out.append(token)
                 node, where = None, ("leaf", None)
-            elif _VALUE_KINDS[member] == "list":
-                out.extend((member, "values", token))
+            elif _VALUE_KINDS[kind] == "list":
+                out.extend((kind, "values", token))
                 node = _index(inner.get("values") if type(inner) is dict else None, token)
             else:
                 entries = inner.get("entries") if type(inner) is dict else None
                 i, node = _entry(entries, token)
-                out.extend((member, "entries", str(i), "value") if i is not None else (member, token))
+                out.extend((kind, "entries", str(i), "value") if i is not None else (kind, token))
         else:
             out.append(token)
     return "".join("/" + escape_token(t) for t in out)
@@ -681,7 +687,9 @@ class Decoder:
 
 def _located(e: MemorywireError, raw: Any, info: m.MessageInfo) -> MemorywireError:
     """The error with its pointers moved from the document to the input."""
-    violations = [replace(v, pointer=input_pointer(v.pointer, raw, info)) for v in e.violations]
+    # A pattern a map entry breaks is its key's: Values have no pattern.
+    violations = [replace(v, pointer=input_pointer(v.pointer, raw, info, key=v.reason == "PATTERN_MISMATCH"))
+                  for v in e.violations]
     return type(e)(e.reason, e.message, violations)
 
 
