@@ -166,13 +166,15 @@ def test_values_keep_their_kinds() -> None:
     assert entries["i"] == {"integerValue": "1"}
     assert entries["f"] == {"floatValue": 1.0}
     assert entries["t"] == {"boolValue": True}
-    assert entries["n"] == {"nullValue": None}
+    assert entries["n"] == {"nullValue": "NULL_VALUE"}
     assert entries["max"] == {"integerValue": "9223372036854775807"}
     assert entries["min"] == {"integerValue": "-9223372036854775808"}
     assert entries["l"] == {"listValue": {"values": [{"integerValue": "1"}, {"floatValue": 1.0},
                                                     {"listValue": {}}, {"mapValue": {}}]}}
     assert entries["m"] == {"mapValue": {"entries": [
         {"value": {"mapValue": {"entries": [{"key": "a", "value": {"boolValue": False}}]}}}]}}
+    # The null Value as json_format writes it reads too.
+    assert mprotojson.decode(text.replace(b'"NULL_VALUE"', b"null"))["metadata"]["n"] is None
     assert b'"floatValue":-0.0' in text and b'"floatValue":0.0' in text
     back = mprotojson.decode(text)["metadata"]
     for key, value in metadata.items():

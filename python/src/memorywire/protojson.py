@@ -12,8 +12,9 @@ same document, type for type (spec/v1/protobuf-format.md, section 8).
 
 ``encode`` writes canonical ProtoJSON: lowerCamelCase member names, members
 in field-number order, default values of fields without presence omitted,
-64-bit integers as strings, enum values by their proto names, map entries
-sorted by key, no white space. ``decode`` reads any ProtoJSON that the
+64-bit integers as strings, enum values by their proto names (the null
+Value as ``{"nullValue": "NULL_VALUE"}``), float32 values in their shortest
+spelling, map entries sorted by key, no white space. ``decode`` reads any ProtoJSON that the
 ProtoJSON mapping allows (either member name, numbers or strings for
 numbers, enum names or numbers, RFC 3339 timestamps with offsets, standard
 or URL-safe base64) and validates the document; a fault is a typed error
@@ -192,7 +193,9 @@ def _entry_out(key: str, value: Any) -> dict[str, Any]:
 def _value_out(v: Any) -> dict[str, Any]:
     t = type(v)
     if v is None:
-        return {"nullValue": None}
+        # The enum name, which every ProtoJSON reader takes; some refuse the
+        # JSON null that json_format writes (grpcurl 1.8).
+        return {"nullValue": "NULL_VALUE"}
     if t is bool:
         return {"boolValue": v}
     if t is int:
