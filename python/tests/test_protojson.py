@@ -235,6 +235,9 @@ BAD: list[tuple[str, str, str, str, str]] = [
     ("empty", "MemoryRecord", "", "TRUNCATED", ""),
     ("syntax", "MemoryRecord", "{" + R + ",}", "SYNTAX_ERROR", ""),
     ("overflow then syntax", "MemoryRecord", '{"a":1E400,}', "SYNTAX_ERROR", ""),
+    ("duplicate then syntax", "MemoryRecord", '{"o":{"a":1,"a":2},"x":1E400,}', "SYNTAX_ERROR", ""),
+    ("duplicate beside 5000 digits", "MemoryRecord", '{"a":1,"a":2,"b":' + "9" * 5000 + "}",
+     "DUPLICATE_KEY", "/a"),
     ("not an object", "MemoryRecord", "[]", "TYPE_MISMATCH", ""),
     ("duplicate member", "MemoryRecord", "{" + R + ',"id":"x"}', "DUPLICATE_KEY", "/id"),
     ("both names", "MemoryRecord", "{" + R + ',"createdAt":"2026-01-01T00:00:00Z",'
@@ -247,6 +250,8 @@ BAD: list[tuple[str, str, str, str, str]] = [
     ("string for a string", "MemoryRecord", '{"specversion":"1.0","id":7}', "TYPE_MISMATCH", "/id"),
     ("fraction in an integer", "MemoryRecord", "{" + R + ',"sequence":1.5}', "TYPE_MISMATCH", "/sequence"),
     ("5000 digits", "MemoryRecord", "{" + R + ',"sequence":' + "9" * 5000 + "}",
+     "NUMBER_OUT_OF_RANGE", "/sequence"),
+    ("exponent of 5000 digits", "MemoryRecord", "{" + R + ',"sequence":"1e' + "9" * 5000 + '"}',
      "NUMBER_OUT_OF_RANGE", "/sequence"),
     ("uint64 negative", "MemoryRecord", "{" + R + ',"sequence":"-1"}', "NUMBER_OUT_OF_RANGE", "/sequence"),
     ("above 2^53", "MemoryRecord", "{" + R + ',"sequence":"9007199254740992"}',

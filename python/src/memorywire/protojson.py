@@ -251,12 +251,18 @@ def _parse(data: bytes, limits: Limits) -> Any:
         raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, depth) or "",
                            "the document nests too deeply") from None
     except _Duplicate:
-        tree = _stdjson.loads(data, object_pairs_hook=_diagnose.PairList)
-        pointer = _diagnose.find_duplicate(tree, "") or ""
-        raise decode_error("DUPLICATE_KEY", pointer,
-                           f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
+        pass
     except ValueError as e:
         raise decode_error("SYNTAX_ERROR", "", f"not a JSON document: {e}") from None
+    try:
+        # Read again, whole, to name the repeated member; a syntax fault
+        # after it still comes first.
+        tree = _stdjson.loads(data, object_pairs_hook=_diagnose.PairList, parse_int=_Number,
+                              parse_float=_Number, parse_constant=_constant)
+    except ValueError as e:
+        raise decode_error("SYNTAX_ERROR", "", f"not a JSON document: {e}") from None
+    pointer = _diagnose.find_duplicate(tree, "") or ""
+    raise decode_error("DUPLICATE_KEY", pointer, f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice")
 
 
 def _protojson_depth(limits: Limits) -> int:
@@ -360,7 +366,8 @@ class _Reader:
         if _NUMBER.match(v) is None:
             raise self.fail("TYPE_MISMATCH", ptr, f"{v[:40]!r} is not an integer")
         mantissa, _, exponent = v.lower().partition("e")
-        if len(mantissa) > _MAX_INTEGER_DIGITS or (exponent and abs(int(exponent)) > _MAX_INTEGER_DIGITS):
+        if len(mantissa) > _MAX_INTEGER_DIGITS or len(exponent) > 4 \
+                or (exponent and abs(int(exponent)) > _MAX_INTEGER_DIGITS):
             if "." in mantissa or exponent.startswith("-"):
                 raise self.fail("TYPE_MISMATCH", ptr, "a number with a fraction is not an integer")
             raise self.fail("NUMBER_OUT_OF_RANGE", ptr, "the integer is outside 64 bits")
