@@ -29,13 +29,16 @@ proto: $(STAMP)
 		proto/memorywire/v1/memory_service.proto
 	$(BIN)/python tools/gen_schemas.py
 
-# Rewrite the image that buf breaking holds the protos to (python/tests/
-# test_proto_interop.py); only when a release is cut, never to silence it.
+# The image of the released protos that buf breaking holds proto/ to (in
+# lint and in python/tests/test_proto_interop.py). proto-baseline rewrites
+# it when a release is cut, never to silence the check.
+PROTO_BASELINE := proto/baseline/memorywire-v1.0.binpb
 proto-baseline: $(NODE_STAMP)
-	npx --no-install buf build --exclude-source-info -o proto/baseline/memorywire-v1.0.binpb
+	npx --no-install buf build --exclude-source-info -o $(PROTO_BASELINE)
 
 lint: $(STAMP) $(NODE_STAMP)
 	npx --no-install buf lint
+	npx --no-install buf breaking --against $(PROTO_BASELINE)
 	$(BIN)/python tools/gen_schemas.py --check
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check
