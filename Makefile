@@ -14,7 +14,7 @@ PYTEST := $(BIN)/python -m pytest python/tests conformance/python/tests -q -p no
 MYPY_CONFORMANCE := conformance/python/src/memorywire_conformance
 MYPY_TOOLS := tools conformance/tools python/benchmarks
 
-.PHONY: demo test check lint typecheck js-test proto schemas clean
+.PHONY: demo test check lint typecheck js-test proto proto-baseline schemas clean
 
 # The package versions are read from VERSION and memorywire/_version.py at
 # install time, so a change to either reinstalls.
@@ -37,8 +37,16 @@ proto: $(STAMP) $(NODE_STAMP)
 
 schemas: proto
 
+# The image of the released protos that buf breaking holds proto/ to (in
+# lint and in python/tests/test_proto_interop.py). proto-baseline rewrites
+# it when a release is cut, never to silence the check.
+PROTO_BASELINE := proto/baseline/memorywire-v1.0.binpb
+proto-baseline: $(NODE_STAMP)
+	npx --no-install buf build --exclude-source-info -o $(PROTO_BASELINE)
+
 lint: $(STAMP) $(NODE_STAMP)
 	npx --no-install buf lint
+	npx --no-install buf breaking --against $(PROTO_BASELINE)
 	$(BIN)/python tools/regen.py --check
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check

@@ -39,8 +39,9 @@ PROG = "memorywire"
 DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
 STDIN_NAME = "<stdin>"
 
-#: Encoding names of --from and --to; "jsonl" is a JSON Lines stream.
-ENCODING_CHOICES = ("json", "jsonl", "msgpack", "protobuf")
+#: Encoding names of --from and --to; "jsonl" is a JSON Lines stream,
+#: "protojson" one document in the JSON mapping of Protocol Buffers.
+ENCODING_CHOICES = ("json", "jsonl", "msgpack", "protobuf", "protojson")
 
 #: File name suffixes and what they tell: the encoding and whether the file is a stream.
 SUFFIXES: dict[str, tuple[str, bool]] = {
@@ -68,6 +69,9 @@ encodings:
             documents one after another
   protobuf  one Protobuf message (.pb, .binpb); as a stream, each message
             preceded by its length as a varint
+  protojson one document in ProtoJSON, the JSON mapping of Protocol Buffers
+            that grpcurl, buf curl and gRPC-JSON gateways speak; only with
+            --from or --to, and one document at a time
 
   Without --from, the encoding comes from the file name, else from the first
   bytes. A .jsonl or .ndjson file is a stream; any other input is one
@@ -80,6 +84,7 @@ examples:
   cat records.jsonl | memorywire validate --from jsonl -
   memorywire convert records.jsonl --to protobuf -o records.binpb
   memorywire convert record.json --to msgpack -o record.msgpack
+  memorywire convert request.json --type PutRequest --to protojson
   memorywire inspect --stream records.binpb
 
 exit status:
@@ -172,7 +177,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                              "(memorywire.v1.PutRequest) or short name (PutRequest); "
                              "default: MemoryRecord")
     common.add_argument("--from", "-f", dest="source", choices=ENCODING_CHOICES, metavar="ENC",
-                        help="the encoding of the input: json, jsonl, msgpack or protobuf "
+                        help="the encoding of the input: json, jsonl, msgpack, protobuf or "
+                             "protojson "
                              "(default: from the file name, else from the first bytes)")
     common.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="read the input as a stream of documents (default: only "
@@ -198,7 +204,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                     "in another encoding.")
     conv.add_argument("file", metavar="FILE", help="a file, or - for standard input")
     conv.add_argument("--to", required=True, choices=ENCODING_CHOICES, metavar="ENC",
-                      help="the encoding of the output: json, jsonl, msgpack or protobuf")
+                      help="the encoding of the output: json, jsonl, msgpack, protobuf or "
+                           "protojson")
     conv.add_argument("--output", "-o", default="-", metavar="OUT",
                       help="the output file, or - for standard output (the default)")
 
@@ -383,6 +390,8 @@ def _open(path: str, args: argparse.Namespace, ctx: _Context) -> _Source:
     source: str | None = args.source
     encoding = "json" if source == "jsonl" else source or suffix_encoding
     is_stream = args.stream if args.stream is not None else (source == "jsonl" or suffix_stream)
+    if is_stream and encoding == "protojson":
+        raise _Usage("ProtoJSON is read one document at a time, not as a stream")
     if path == "-":
         return _Source(STDIN_NAME, _Input(ctx.stdin), encoding, is_stream)
     try:
@@ -595,6 +604,9 @@ def _convert(args: argparse.Namespace, ctx: _Context) -> int:
     except _Usage as e:
         return _usage(ctx, str(e))
     target = "json" if args.to == "jsonl" else args.to
+    if src.stream and target == "protojson":
+        src.close()
+        return _usage(ctx, "ProtoJSON is written one document at a time, not as a stream")
     try:
         out = _Output(args.output, ctx)
     except _Usage as e:

@@ -7,11 +7,17 @@ from typing import Any
 from memorywire import json as _json
 from memorywire import msgpack as _msgpack
 from memorywire import protobuf as _protobuf
+from memorywire import protojson as _protojson
 from memorywire._document import DEFAULT_TYPE, refuse_unknown
 from memorywire.limits import Limits
 
+#: The encodings of the specification.
 ENCODINGS = ("json", "msgpack", "protobuf")
-_MODULES: dict[str, Any] = {"json": _json, "msgpack": _msgpack, "protobuf": _protobuf}
+#: What convert reads and writes: the encodings, and ProtoJSON, the JSON
+#: mapping of Protocol Buffers that stock tools speak (memorywire.protojson).
+FORMATS = (*ENCODINGS, "protojson")
+_MODULES: dict[str, Any] = {"json": _json, "msgpack": _msgpack, "protobuf": _protobuf,
+                            "protojson": _protojson}
 
 
 def module(encoding: str) -> Any:
@@ -19,12 +25,13 @@ def module(encoding: str) -> Any:
     try:
         return _MODULES[encoding]
     except KeyError:
-        raise ValueError(f"unknown encoding {encoding!r}; one of {', '.join(ENCODINGS)}") from None
+        raise ValueError(f"unknown encoding {encoding!r}; one of {', '.join(FORMATS)}") from None
 
 
 def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
             limits: Limits | None = None) -> bytes:
-    """Decode a document from one encoding and write it, canonical, in another.
+    """Decode a document from one encoding and write it, canonical, in another;
+    source and target are names of FORMATS.
 
     The document is validated once. Conversion never loses content silently:
     a document of a newer minor version whose unknown members the target
