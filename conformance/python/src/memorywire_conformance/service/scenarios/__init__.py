@@ -9,6 +9,7 @@ from memorywire_conformance.service.scenarios import (  # noqa: F401
     lifecycle,
     put,
     search,
+    security,
     tenancy,
     transfer,
     update_delete,
