@@ -116,6 +116,15 @@ fetch-uris
     Breaks security.md section 3.5 (a store does not fetch the URIs of
     records on its own initiative: server-side request forgery).
 
+Faults of reflection:
+
+strip-reflected-rules
+    Offers server reflection by forwarding it to the upstream service, and
+    removes the options of every field, the ``(rules)`` among them, from the
+    files it serves. Breaks grpc-binding.md section 8 (the descriptors served
+    are those of the memorywire.v1 files unchanged). The other faults offer
+    no reflection.
+
 Faults of errors:
 
 no-error-details
@@ -141,6 +150,8 @@ from concurrent import futures
 from typing import Any, NamedTuple
 
 import grpc
+from google.protobuf import descriptor_pb2
+from memorywire_conformance.service import reflection
 from memorywire_conformance.service.descriptors import SERVICE, message_class
 
 FAULTS = {
@@ -165,6 +176,7 @@ FAULTS = {
     "reveal-other-tenant": "says in a NOT_FOUND message that another tenant has the record",
     "refuse-unknown-metadata": "refuses calls with memorywire- metadata it does not know",
     "fetch-uris": "fetches the http URIs of the records of every Put",
+    "strip-reflected-rules": "serves reflection without the options of the fields",
     "no-error-details": "removes grpc-status-details-bin",
     "wrong-status": "turns ABORTED into INTERNAL",
 }
@@ -494,12 +506,53 @@ class Proxy:
         self._headers(context, call)
         return self._response("Import", response, original[0])
 
-    def handler(self) -> grpc.GenericRpcHandler:
+    def _reflection(self, service: str) -> Callable[[Iterator[bytes], grpc.ServicerContext],
+                                                    Iterator[bytes]]:
+        """strip-reflected-rules: the upstream reflection, field options removed."""
+        stub = self.channel.stream_stream(f"/{service}/ServerReflectionInfo")
+        response_class: Any = reflection.message_class("ServerReflectionResponse")
+
+        def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+            call = stub(requests, timeout=context.time_remaining())
+            context.add_callback(call.cancel)
+            try:
+                for data in call:
+                    response = response_class.FromString(data)
+                    files = response.file_descriptor_response.file_descriptor_proto
+                    for i, raw in enumerate(files):
+                        files[i] = _without_field_options(raw)
+                    yield response.SerializeToString()
+            except grpc.RpcError as e:
+                if context.is_active():
+                    self._abort(context, e)
+
+        return handle
+
+    def handlers(self) -> list[grpc.GenericRpcHandler]:
         handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
         handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
         handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
         handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
-        return grpc.method_handlers_generic_handler(SERVICE, handlers)
+        out = [grpc.method_handlers_generic_handler(SERVICE, handlers)]
+        if self.fault == "strip-reflected-rules":
+            out += [grpc.method_handlers_generic_handler(service, {
+                "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                    self._reflection(service))}) for service in reflection.SERVICES]
+        return out
+
+
+def _without_field_options(data: bytes) -> bytes:
+    """A serialized FileDescriptorProto whose fields carry no options."""
+    f = descriptor_pb2.FileDescriptorProto.FromString(data)
+
+    def strip(messages: Any) -> None:
+        for m in messages:
+            for field in m.field:
+                field.ClearField("options")
+            strip(m.nested_type)
+
+    strip(f.message_type)
+    return bytes(f.SerializeToString())
 
 
 def _fetch(uri: str) -> None:
@@ -520,7 +573,7 @@ def serve(fault: str, upstream: str, listen: str,
                          options=[("grpc.max_receive_message_length", 16 * 1024 * 1024),
                                   ("grpc.max_send_message_length", 16 * 1024 * 1024),
                                   ("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((proxy.handler(),))
+    server.add_generic_rpc_handlers(proxy.handlers())
     port = server.add_insecure_port(listen)
     if not port:
         raise RuntimeError(f"cannot listen on {listen}")

@@ -8,6 +8,7 @@ from memorywire_conformance.service.scenarios import (  # noqa: F401
     history,
     lifecycle,
     put,
+    reflection,
     search,
     security,
     tenancy,
