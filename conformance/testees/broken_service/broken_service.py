@@ -107,6 +107,11 @@ reveal-other-tenant
     failure of Update, Delete, Merge, Compact or Review that names an id
     another tenant has put. Breaks security.md section 1 (no error reveals
     whether another tenant, or a record in it, exists).
+reveal-refused-tenant
+    Adds "(the tenant exists)" to the message of a PERMISSION_DENIED failure
+    in a tenant that a call has used before. Breaks grpc-binding.md section
+    3.2 (a server does not reveal whether a tenant it refuses exists). Run
+    the suite against it with ``--token-file`` and ``--narrow-token-file``.
 refuse-unknown-metadata
     Fails with INVALID_ARGUMENT every call that carries a memorywire- metadata
     key the binding does not define. Breaks grpc-binding.md section 3.3 (a
@@ -174,6 +179,7 @@ FAULTS = {
     "case-sensitive-scheme": "refuses authorization whose scheme is not spelled Bearer",
     "keep-asserted-trust": "shows the trust and origin a caller asserted, whatever is stored",
     "reveal-other-tenant": "says in a NOT_FOUND message that another tenant has the record",
+    "reveal-refused-tenant": "says in a PERMISSION_DENIED message that the tenant exists",
     "refuse-unknown-metadata": "refuses calls with memorywire- metadata it does not know",
     "fetch-uris": "fetches the http URIs of the records of every Put",
     "strip-reflected-rules": "serves reflection without the options of the fields",
@@ -235,6 +241,8 @@ class Proxy:
         self._asserted: dict[tuple[str, str], tuple[int, int]] = {}
         #: The record ids each tenant has put (reveal-other-tenant).
         self._put_ids: dict[str, set[str]] = {}
+        #: The tenants of the calls that succeeded (reveal-refused-tenant).
+        self._tenants: set[str] = set()
 
     # -- metadata and statuses --------------------------------------------------------------
 
@@ -295,6 +303,19 @@ class Proxy:
                     record.provenance.trust, record.provenance.origin = asserted
         return bytes(msg.SerializeToString())
 
+    def _revealing(self, tenant: str, method: str, data: bytes, e: grpc.RpcError) -> str:
+        """What reveal-other-tenant and reveal-refused-tenant add to the
+        message of a failure."""
+        failed: Any = e
+        code = failed.code()
+        if self.fault == "reveal-other-tenant" and code == grpc.StatusCode.NOT_FOUND \
+                and method in NAMED_IDS:
+            return self._foreign_note(tenant, method, data)
+        if self.fault == "reveal-refused-tenant" and code == grpc.StatusCode.PERMISSION_DENIED:
+            with self._lock:
+                return " (the tenant exists)" if tenant in self._tenants else ""
+        return ""
+
     def _foreign_note(self, tenant: str, method: str, data: bytes) -> str:
         """reveal-other-tenant: what the message of a NOT_FOUND adds."""
         msg = _parse(method, data)
@@ -315,8 +336,6 @@ class Proxy:
             trailers = ()
         if self.fault == "wrong-status" and code == grpc.StatusCode.ABORTED:
             code = grpc.StatusCode.INTERNAL
-        if code != grpc.StatusCode.NOT_FOUND:
-            note = ""
         context.abort_with_status(_Status(code, (call.details() or "") + note, trailers))
 
     @staticmethod
@@ -427,12 +446,12 @@ class Proxy:
                 response, call = stub.with_call(data, timeout=context.time_remaining(),
                                                 metadata=self._metadata(context))
             except grpc.RpcError as e:
-                note = ""
-                if self.fault == "reveal-other-tenant" and method in NAMED_IDS:
-                    note = self._foreign_note(tenant, method, data)
-                self._abort(context, e, note)
+                self._abort(context, e, self._revealing(tenant, method, data, e))
                 raise AssertionError("unreachable") from None
             self._note(tenant, method, data)
+            if self.fault == "reveal-refused-tenant":
+                with self._lock:
+                    self._tenants.add(tenant)
             self._headers(context, call)
             if self.fault == "keep-asserted-trust":
                 response = self._show_asserted(tenant, method, response)
