@@ -138,12 +138,14 @@ def reference() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def secured_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pki, Path]]:
     """The reference service with mutual TLS and a tokens file; its address,
-    the certificates and a file holding a token that covers every tenant."""
+    the certificates and a file holding a token that covers every tenant (a
+    file ``narrow`` beside it holds one that covers only the tenant x)."""
     directory = tmp_path_factory.mktemp("secured")
     pki = make_pki(directory / "pki")
     (directory / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*", "Just-One.2": ["x"]}),
                                            "utf-8")
     (directory / "token").write_text("Every-Tenant.1\n", "utf-8")
+    (directory / "narrow").write_text("Just-One.2\n", "utf-8")
     code = ("import sys; from memorywire.service.server import main; "
             "sys.exit(main(sys.argv[1:]))")
     server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store", ":memory:",
@@ -222,10 +224,13 @@ def test_runs_do_not_interfere(reference: str, reference_run: Run, tmp_path: Pat
 @pytest.fixture(scope="module")
 def tokened_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The reference service on loopback that requires a bearer token; its
-    address and a file holding the token, which covers every tenant."""
+    address and a file holding the token, which covers every tenant (a file
+    ``narrow`` beside it holds one that covers only the tenant x)."""
     directory = tmp_path_factory.mktemp("tokened")
-    (directory / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*"}), "utf-8")
+    (directory / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*",
+                                                       "Just-One.2": ["x"]}), "utf-8")
     (directory / "token").write_text("Every-Tenant.1\n", "utf-8")
+    (directory / "narrow").write_text("Just-One.2\n", "utf-8")
     code = ("import sys; from memorywire.service.server import main; "
             "sys.exit(main(sys.argv[1:]))")
     server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store", ":memory:",
@@ -248,10 +253,12 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
 
     def one(fault: str) -> tuple[str, Run]:
         upstream, proxy_options, run_options = reference, [], []
-        if fault in ("accept-any-credentials", "case-sensitive-scheme"):
+        if fault in ("accept-any-credentials", "case-sensitive-scheme", "reveal-refused-tenant"):
             upstream, token = tokened_reference
             proxy_options = ["--upstream-token", str(token)] if fault == "accept-any-credentials" else []
             run_options = ["--token-file", str(token)]
+            if fault == "reveal-refused-tenant":
+                run_options += ["--narrow-token-file", str(token.with_name("narrow"))]
         proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", upstream,
                          "--listen", "127.0.0.1:0", *proxy_options], "stdout")
         try:
@@ -288,13 +295,14 @@ def test_reference_service_with_tls_and_tokens(secured_reference: tuple[str, Pki
     target, pki, token = secured_reference
     tls = ("--tls-ca", str(pki.ca), "--tls-cert", str(pki.client_cert), "--tls-key",
            str(pki.client_key))
-    run = Run(target, tmp_path / "secured", *tls, "--token-file", str(token))
+    run = Run(target, tmp_path / "secured", *tls, "--token-file", str(token),
+              "--narrow-token-file", str(token.with_name("narrow")))
     passed, failed, _ = run.counts()
     assert run.done.returncode == 0 and failed == 0, run.done.stdout[-6000:]
     assert passed >= 60
     assert "(mutual TLS; bearer token)" in run.done.stdout
     credentials = {i for i in run.ids("passed") if i.startswith("Required.Service.Credentials.")}
-    assert len(credentials) == 3, credentials
+    assert len(credentials) == 4, credentials
     # Without the token, or without the client certificate, nothing runs.
     anonymous = Run(target, tmp_path / "anonymous", *tls, "--case", "Required.Service.Tenancy.*")
     assert anonymous.done.returncode == 2 and "UNAUTHENTICATED" in anonymous.done.stderr

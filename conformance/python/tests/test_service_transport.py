@@ -144,6 +144,8 @@ def test_option_errors(run_cli: Any, pki: Pki, token_file: Path, tmp_path: Path)
         (("--token-file", str(missing)), f"cannot read the token file {missing}"),
         (("--token-file", str(empty)), "is empty"),
         (("--token-file", str(two)), "does not hold one bearer token"),
+        (("--narrow-token-file", str(token_file)), "--narrow-token-file needs --token-file"),
+        (("--token-file", str(token_file), "--narrow-token-file", str(empty)), "is empty"),
     ]
     for options, message in cases:
         run = run_cli("service", "--target", target, *options)

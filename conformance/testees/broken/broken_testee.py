@@ -59,10 +59,25 @@ accept-duplicate-keys
 accept-nan
     Answers ``valid`` to a document rejected with NON_FINITE_NUMBER.
     Breaks core.md section 3.5 (NaN and infinities are rejected).
+accept-missing-required
+    Answers ``valid`` to a document rejected with REQUIRED_FIELD_MISSING.
+    Breaks core.md section 3.11 and the REQUIRED constraints of every message
+    (a required field that is absent, or holds its default, is an error).
+accept-out-of-range
+    Answers ``valid`` to a document rejected with VALUE_OUT_OF_RANGE.
+    Breaks core.md section 3 (numbers within their range, procedure states
+    among the procedure's states).
 wrong-pointer
     Reports every rejection at the parent of the offending member.
     Breaks operations.md section 3.1 (a violation points at the offending member).
     Caught by the recommended ErrorReason cases: run with --level recommended.
+
+Faults of the input (a valid document is refused):
+
+enforce-block-limit
+    Rejects a memory block whose value is longer than its limit, with
+    VALUE_OUT_OF_RANGE at the value. Breaks core.md section 4.11 (a reader
+    MUST NOT reject such a value, so that a framework's state survives).
 """
 
 from __future__ import annotations
@@ -77,7 +92,7 @@ from typing import Any
 
 import msgpack
 from memorywire.convert import module
-from memorywire.errors import MemorywireError
+from memorywire.errors import MemorywireError, violation
 from memorywire.testee import Testee
 
 # Output faults: functions (output bytes, encoding, message type) -> bytes.
@@ -240,9 +255,39 @@ ACCEPTED_REASONS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "accept-truncated": ("TRUNCATED", ("protobuf", "msgpack")),
     "accept-duplicate-keys": ("DUPLICATE_KEY", None),
     "accept-nan": ("NON_FINITE_NUMBER", None),
+    "accept-missing-required": ("REQUIRED_FIELD_MISSING", None),
+    "accept-out-of-range": ("VALUE_OUT_OF_RANGE", None),
 }
 
-FAULTS = sorted([*OUTPUT_FAULTS, *ACCEPTED_REASONS, "wrong-pointer"])
+
+
+def _overlong_block_value(node: Any, pointer: str = "") -> str | None:
+    """The pointer of the first block value longer than its limit."""
+    if isinstance(node, dict):
+        block = node.get("block")
+        if isinstance(block, dict) and isinstance(block.get("limit"), int) \
+                and len(block.get("value", "")) > block["limit"]:
+            return f"{pointer}/block/value"
+        items: Any = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return None
+    for key, value in items:
+        found = _overlong_block_value(value, f"{pointer}/{key}")
+        if found is not None:
+            return found
+    return None
+
+
+# Input faults: functions (decoded document) -> an error to raise, or None.
+INPUT_FAULTS: dict[str, Callable[[Any], MemorywireError | None]] = {
+    "enforce-block-limit": lambda doc: (
+        None if (where := _overlong_block_value(doc)) is None
+        else violation("VALUE_OUT_OF_RANGE", where, "the value is longer than the limit")),
+}
+
+FAULTS = sorted([*OUTPUT_FAULTS, *ACCEPTED_REASONS, *INPUT_FAULTS, "wrong-pointer"])
 
 
 class BrokenTestee(Testee):
@@ -255,8 +300,17 @@ class BrokenTestee(Testee):
         self.fault = fault
         self.name = f"memorywire-python-broken-{fault}"
 
+    def decode(self, data: bytes, source: str, type_name: str) -> dict[str, Any]:
+        doc = super().decode(data, source, type_name)
+        refuse = INPUT_FAULTS.get(self.fault)
+        if refuse is not None and (problem := refuse(doc)) is not None:
+            raise problem
+        return doc
+
     def convert(self, data: bytes, source: str, target: str, type_name: str, *,
                 canonical: bool = True) -> bytes:
+        if self.fault in INPUT_FAULTS:
+            self.decode(data, source, type_name)
         out = super().convert(data, source, target, type_name, canonical=canonical)
         rewrite = OUTPUT_FAULTS.get(self.fault)
         return rewrite(out, target, type_name) if rewrite else out

@@ -94,6 +94,42 @@ case-sensitive-scheme
     (the scheme is read without regard to case). Run the suite against it
     with ``--token-file``, in front of a service that requires a token.
 
+Faults of what a service keeps from its callers:
+
+keep-asserted-trust
+    Shows every record as the caller wrote its provenance: the trust verified
+    or system, and the origin system, that a Put, Import or Compact asserted
+    come back in Get, History, Search, Update, Merge, Review and Compact
+    responses. Breaks security.md section 3.3 (a caller not entitled to it
+    cannot set such trust or origin).
+reveal-other-tenant
+    Adds "(it exists in another tenant)" to the message of a NOT_FOUND
+    failure of Update, Delete, Merge, Compact or Review that names an id
+    another tenant has put. Breaks security.md section 1 (no error reveals
+    whether another tenant, or a record in it, exists).
+reveal-refused-tenant
+    Adds "(the tenant exists)" to the message of a PERMISSION_DENIED failure
+    in a tenant that a call has used before. Breaks grpc-binding.md section
+    3.2 (a server does not reveal whether a tenant it refuses exists). Run
+    the suite against it with ``--token-file`` and ``--narrow-token-file``.
+refuse-unknown-metadata
+    Fails with INVALID_ARGUMENT every call that carries a memorywire- metadata
+    key the binding does not define. Breaks grpc-binding.md section 3.3 (a
+    server ignores reserved keys it does not know).
+fetch-uris
+    Fetches, in the background, every http URI of the records of a Put.
+    Breaks security.md section 3.5 (a store does not fetch the URIs of
+    records on its own initiative: server-side request forgery).
+
+Faults of reflection:
+
+strip-reflected-rules
+    Offers server reflection by forwarding it to the upstream service, and
+    removes the options of every field, the ``(rules)`` among them, from the
+    files it serves. Breaks grpc-binding.md section 8 (the descriptors served
+    are those of the memorywire.v1 files unchanged). The other faults offer
+    no reflection.
+
 Faults of errors:
 
 no-error-details
@@ -109,14 +145,18 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import signal
 import sys
 import threading
+import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any, NamedTuple
 
 import grpc
+from google.protobuf import descriptor_pb2
+from memorywire_conformance.service import reflection
 from memorywire_conformance.service.descriptors import SERVICE, message_class
 
 FAULTS = {
@@ -137,6 +177,12 @@ FAULTS = {
     "lenient-cursor": "reads a relayed cursor with characters added as that cursor",
     "accept-any-credentials": "accepts calls without credentials or with any",
     "case-sensitive-scheme": "refuses authorization whose scheme is not spelled Bearer",
+    "keep-asserted-trust": "shows the trust and origin a caller asserted, whatever is stored",
+    "reveal-other-tenant": "says in a NOT_FOUND message that another tenant has the record",
+    "reveal-refused-tenant": "says in a PERMISSION_DENIED message that the tenant exists",
+    "refuse-unknown-metadata": "refuses calls with memorywire- metadata it does not know",
+    "fetch-uris": "fetches the http URIs of the records of every Put",
+    "strip-reflected-rules": "serves reflection without the options of the fields",
     "no-error-details": "removes grpc-status-details-bin",
     "wrong-status": "turns ABORTED into INTERNAL",
 }
@@ -148,6 +194,18 @@ MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "
 SHARED_TENANT = "broken-service-shared-tenant"
 DETAILS_KEY = "grpc-status-details-bin"
 FORWARDED = ("memorywire-", "authorization")
+#: The memorywire- metadata keys grpc-binding.md defines (refuse-unknown-metadata).
+KNOWN_METADATA = frozenset({"memorywire-tenant", "memorywire-specversion"})
+#: Trust verified and system, origin system: what keep-asserted-trust keeps.
+ENTITLED_TRUST = frozenset({3, 4})
+ENTITLED_ORIGIN = 4
+#: The requests and members that name records (reveal-other-tenant).
+NAMED_IDS = {"Update": ("id",), "Delete": ("ids",), "Merge": ("target_id", "source_ids"),
+             "Compact": ("ids",), "Review": ("id",)}
+#: The responses and members that carry records (keep-asserted-trust).
+RECORDS_IN = {"Get": "records", "History": "records", "Update": "record", "Merge": "record",
+              "Review": "record", "Compact": "summary"}
+HTTP_URI = re.compile(rb"https?://[\x21-\x7e]+")
 
 
 class _Status(NamedTuple):
@@ -179,6 +237,12 @@ class Proxy:
         self._events: dict[str, bytes] = {}
         #: The paging cursors relayed (lenient-cursor).
         self._cursors: set[str] = set()
+        #: The provenance asserted, by tenant and record id (keep-asserted-trust).
+        self._asserted: dict[tuple[str, str], tuple[int, int]] = {}
+        #: The record ids each tenant has put (reveal-other-tenant).
+        self._put_ids: dict[str, set[str]] = {}
+        #: The tenants of the calls that succeeded (reveal-refused-tenant).
+        self._tenants: set[str] = set()
 
     # -- metadata and statuses --------------------------------------------------------------
 
@@ -195,7 +259,76 @@ class Proxy:
             md = [(k, v) for k, v in md if k != "authorization" or str(v).startswith("Bearer ")]
         return tuple(md)
 
-    def _abort(self, context: grpc.ServicerContext, e: grpc.RpcError) -> None:
+    @staticmethod
+    def _tenant(context: grpc.ServicerContext) -> str:
+        return next((str(v) for k, v in (context.invocation_metadata() or ())
+                     if k == "memorywire-tenant"), "")
+
+    def _refuse_metadata(self, context: grpc.ServicerContext) -> None:
+        unknown = [k for k, _ in (context.invocation_metadata() or ())
+                   if k.startswith("memorywire-") and k not in KNOWN_METADATA]
+        if self.fault == "refuse-unknown-metadata" and unknown:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown metadata {unknown[0]}")
+
+    def _note(self, tenant: str, method: str, data: bytes) -> None:
+        """Remember what the request of a write asserts, or the ids it puts."""
+        if self.fault == "fetch-uris" and method == "Put":
+            for uri in HTTP_URI.findall(data):
+                threading.Thread(target=_fetch, args=(uri.decode("ascii"),), daemon=True).start()
+        if self.fault not in ("keep-asserted-trust", "reveal-other-tenant") or \
+                method not in ("Put", "Import", "Compact"):
+            return
+        msg = _parse(method, data)
+        records = ([item.record for item in msg.items] if method == "Put" else
+                   list(msg.records) if method == "Import" else [msg.summary])
+        with self._lock:
+            for record in records:
+                self._put_ids.setdefault(tenant, set()).add(record.id)
+                trust, origin = record.provenance.trust, record.provenance.origin
+                if trust in ENTITLED_TRUST or origin == ENTITLED_ORIGIN:
+                    self._asserted[(tenant, record.id)] = (trust, origin)
+
+    def _show_asserted(self, tenant: str, method: str, data: bytes) -> bytes:
+        member = "hits" if method == "Search" else RECORDS_IN.get(method)
+        if member is None:
+            return data
+        msg = _parse(method, data, "Response")
+        field = getattr(msg, member)
+        records = ([hit.record for hit in field] if method == "Search" else
+                   list(field) if method in ("Get", "History") else [field])
+        with self._lock:
+            for record in records:
+                asserted = self._asserted.get((tenant, record.id))
+                if asserted is not None:
+                    record.provenance.trust, record.provenance.origin = asserted
+        return bytes(msg.SerializeToString())
+
+    def _revealing(self, tenant: str, method: str, data: bytes, e: grpc.RpcError) -> str:
+        """What reveal-other-tenant and reveal-refused-tenant add to the
+        message of a failure."""
+        failed: Any = e
+        code = failed.code()
+        if self.fault == "reveal-other-tenant" and code == grpc.StatusCode.NOT_FOUND \
+                and method in NAMED_IDS:
+            return self._foreign_note(tenant, method, data)
+        if self.fault == "reveal-refused-tenant" and code == grpc.StatusCode.PERMISSION_DENIED:
+            with self._lock:
+                return " (the tenant exists)" if tenant in self._tenants else ""
+        return ""
+
+    def _foreign_note(self, tenant: str, method: str, data: bytes) -> str:
+        """reveal-other-tenant: what the message of a NOT_FOUND adds."""
+        msg = _parse(method, data)
+        named: list[str] = []
+        for member in NAMED_IDS.get(method, ()):
+            value = getattr(msg, member)
+            named.extend([value] if isinstance(value, str) else list(value))
+        with self._lock:
+            others = set().union(*(ids for t, ids in self._put_ids.items() if t != tenant))
+        found = [i for i in named if i in others]
+        return f" ({found[0]} exists in another tenant)" if found else ""
+
+    def _abort(self, context: grpc.ServicerContext, e: grpc.RpcError, note: str = "") -> None:
         call: Any = e
         code = call.code()
         trailers = tuple((k, v) for k, v in (call.trailing_metadata() or ()) if k == DETAILS_KEY)
@@ -203,7 +336,7 @@ class Proxy:
             trailers = ()
         if self.fault == "wrong-status" and code == grpc.StatusCode.ABORTED:
             code = grpc.StatusCode.INTERNAL
-        context.abort_with_status(_Status(code, call.details() or "", trailers))
+        context.abort_with_status(_Status(code, (call.details() or "") + note, trailers))
 
     @staticmethod
     def _headers(context: grpc.ServicerContext, call: Any) -> None:
@@ -306,14 +439,22 @@ class Proxy:
         stub = self.channel.unary_unary(f"/{SERVICE}/{method}")
 
         def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
+            self._refuse_metadata(context)
+            tenant = self._tenant(context)
             data, original = self._request(method, request)
             try:
                 response, call = stub.with_call(data, timeout=context.time_remaining(),
                                                 metadata=self._metadata(context))
             except grpc.RpcError as e:
-                self._abort(context, e)
+                self._abort(context, e, self._revealing(tenant, method, data, e))
                 raise AssertionError("unreachable") from None
+            self._note(tenant, method, data)
+            if self.fault == "reveal-refused-tenant":
+                with self._lock:
+                    self._tenants.add(tenant)
             self._headers(context, call)
+            if self.fault == "keep-asserted-trust":
+                response = self._show_asserted(tenant, method, response)
             return self._response(method, response, original)
 
         return handle
@@ -323,6 +464,7 @@ class Proxy:
         stub = self.channel.unary_stream(f"/{SERVICE}/{method}")
 
         def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+            self._refuse_metadata(context)
             data, _ = self._request(method, request)
             call = stub(data, timeout=context.time_remaining(), metadata=self._metadata(context))
             context.add_callback(call.cancel)
@@ -356,8 +498,11 @@ class Proxy:
             self._headers(context, call)
 
     def _import(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        self._refuse_metadata(context)
         stub = self.channel.stream_unary(f"/{SERVICE}/Import")
         original: list[str | None] = [None]
+        tenant = self._tenant(context)
+        sent: list[bytes] = []
 
         stream_id = self._new_id()
 
@@ -366,6 +511,7 @@ class Proxy:
                 data, op = self._request("Import", raw, stream_id)
                 if op is not None:
                     original[0] = op
+                sent.append(data)
                 yield data
 
         try:
@@ -374,15 +520,67 @@ class Proxy:
         except grpc.RpcError as e:
             self._abort(context, e)
             raise AssertionError("unreachable") from None
+        for data in sent:
+            self._note(tenant, "Import", data)
         self._headers(context, call)
         return self._response("Import", response, original[0])
 
-    def handler(self) -> grpc.GenericRpcHandler:
+    def _reflection(self, service: str) -> Callable[[Iterator[bytes], grpc.ServicerContext],
+                                                    Iterator[bytes]]:
+        """strip-reflected-rules: the upstream reflection, field options removed."""
+        stub = self.channel.stream_stream(f"/{service}/ServerReflectionInfo")
+        response_class: Any = reflection.message_class("ServerReflectionResponse")
+
+        def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+            call = stub(requests, timeout=context.time_remaining())
+            context.add_callback(call.cancel)
+            try:
+                for data in call:
+                    response = response_class.FromString(data)
+                    files = response.file_descriptor_response.file_descriptor_proto
+                    for i, raw in enumerate(files):
+                        files[i] = _without_field_options(raw)
+                    yield response.SerializeToString()
+            except grpc.RpcError as e:
+                if context.is_active():
+                    self._abort(context, e)
+
+        return handle
+
+    def handlers(self) -> list[grpc.GenericRpcHandler]:
         handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
         handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
         handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
         handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
-        return grpc.method_handlers_generic_handler(SERVICE, handlers)
+        out = [grpc.method_handlers_generic_handler(SERVICE, handlers)]
+        if self.fault == "strip-reflected-rules":
+            out += [grpc.method_handlers_generic_handler(service, {
+                "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                    self._reflection(service))}) for service in reflection.SERVICES]
+        return out
+
+
+def _without_field_options(data: bytes) -> bytes:
+    """A serialized FileDescriptorProto whose fields carry no options."""
+    f = descriptor_pb2.FileDescriptorProto.FromString(data)
+
+    def strip(messages: Any) -> None:
+        for m in messages:
+            for field in m.field:
+                field.ClearField("options")
+            strip(m.nested_type)
+
+    strip(f.message_type)
+    return bytes(f.SerializeToString())
+
+
+def _fetch(uri: str) -> None:
+    """Fetch a URI, as a store that follows the links of records would."""
+    try:
+        with urllib.request.urlopen(uri, timeout=2) as response:
+            response.read(1024)
+    except (OSError, ValueError):
+        pass
 
 
 def serve(fault: str, upstream: str, listen: str,
@@ -394,7 +592,7 @@ def serve(fault: str, upstream: str, listen: str,
                          options=[("grpc.max_receive_message_length", 16 * 1024 * 1024),
                                   ("grpc.max_send_message_length", 16 * 1024 * 1024),
                                   ("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((proxy.handler(),))
+    server.add_generic_rpc_handlers(proxy.handlers())
     port = server.add_insecure_port(listen)
     if not port:
         raise RuntimeError(f"cannot listen on {listen}")

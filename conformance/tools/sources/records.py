@@ -217,6 +217,10 @@ CASES = [
             "A record carries at most 16 embeddings: 17 fail with COUNT_OUT_OF_RANGE.",
             ["core.md#4.1", "core.md#10"], "COUNT_OUT_OF_RANGE", "/embeddings",
             doc=with_(MINIMAL, embeddings=[{"model": f"m{i}", "dimensions": 1, "values": [1.0]} for i in range(17)])),
+    invalid("EmbeddingWithoutModel",
+            "Embedding.model is required: vector search compares only embeddings of the query's model.",
+            ["core.md#10"], "REQUIRED_FIELD_MISSING", "/embeddings/0/model",
+            doc=with_(MINIMAL, embeddings=[{"dimensions": 2, "values": [1.0, 0.5]}])),
     invalid("ContentHashPattern",
             "provenance.content_hash is sha256: and 64 lowercase hex digits; upper-case digits fail with "
             "PATTERN_MISMATCH.",

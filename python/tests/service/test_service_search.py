@@ -36,7 +36,7 @@ def corpus(mw: Client) -> Client:
                 routing={"agent": "Concierge", "recipients": ["Engineer", "*"]},
                 scope={"user": "u-7"}),
         {"id": "p1", "kind": "procedure", "procedure": {"name": "checkout", "states": ["a"]},
-         "provenance": {"trust": "verified"}},
+         "provenance": {"trust": "untrusted"}},
         {"id": "f3", "kind": "fact", "fact": {"text": "Aisle seats on long flights.",
                                                "category": "preference"}},
     ])

@@ -27,8 +27,10 @@ option cannot be used. Its last line is the same. ``--tls-ca`` (or ``--tls``,
 for the system's root certificates) connects over TLS, ``--tls-cert`` and
 ``--tls-key`` present a client certificate (mutual TLS), and ``--token-file``
 sends the bearer token the file holds on every call; the token must cover
-every tenant, since each scenario runs in a fresh one. A token is sent over a
-plain channel only to a target on this machine (loopback, a Unix socket).
+every tenant, since each scenario runs in a fresh one; ``--narrow-token-file``
+gives a second token the service accepts that covers none of those tenants.
+A token is sent over a plain channel only to a target on this machine
+(loopback, a Unix socket).
 
 Exit status of ``check-vectors``: 0 without a problem, 1 when the vectors or
 the spec sections they cite have a problem, 2 on a usage error or when the
@@ -195,6 +197,10 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
     service.add_argument("--token-file", metavar="FILE",
                          help="send the bearer token FILE holds (authorization: Bearer TOKEN) on "
                               "every call; it must cover every tenant")
+    service.add_argument("--narrow-token-file", metavar="FILE",
+                         help="a second bearer token the service accepts that covers none of the "
+                              "scenarios' tenants (with --token-file), for the scenarios of "
+                              "refused tenants")
 
     check = subparser("check-vectors", "Check the vector files: the meta-schema, unique "
                                        "case ids, and that every cited spec section exists.")

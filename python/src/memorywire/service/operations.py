@@ -50,6 +50,9 @@ MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "
 #: The greatest number of records one Import stream may carry.
 MAX_IMPORT_RECORDS = 1_000_000
 _NOT_SEEN_BY_GET = frozenset({"deleted", "rejected"})
+#: Trust levels only a caller whose credentials entitle it may assert
+#: (security.md section 3.3). This service entitles no caller.
+_ENTITLED_TRUST = frozenset({"verified", "system"})
 
 
 def request_type(method: str) -> str:
@@ -257,6 +260,7 @@ class Service:
                      now: str, staged: bool = False) -> Row | None:
         """Create or replace a record with the store-maintained fields of
         operations.md section 4.3.1; None when the stored record is equal."""
+        _lower_claims(rec)
         tombstone = r.status(rec) == "deleted"
         if tombstone:
             r.strip_tombstone(rec)
@@ -519,6 +523,7 @@ class Service:
         """Apply a JSON Merge Patch to a stored record with the rules of
         operations.md section 10; the result is canonical."""
         result = r.merge_patch(stored, patch)
+        _lower_claims(result, stored)
         for path in self._IMMUTABLE:
             if _norm(_get(stored, path)) != _norm(_get(result, path)):
                 raise error("IMMUTABLE_FIELD", f"{'.'.join(path)} cannot change",
@@ -922,6 +927,20 @@ class Service:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _lower_claims(doc: dict[str, Any], stored: Mapping[str, Any] | None = None) -> None:
+    """Lower what a caller asserts of a record's provenance and is not
+    entitled to (security.md section 3.3): trust verified or system becomes
+    unverified, and origin system is not recorded. A value the stored
+    record has already is kept: a patch that leaves it alone does not assert it."""
+    provenance = doc.get("provenance") or {}
+    before = (stored or {}).get("provenance") or {}
+    trust = provenance.get("trust")
+    if trust in _ENTITLED_TRUST and trust != before.get("trust"):
+        r.set_member(doc, "provenance", "trust", "unverified")
+    if provenance.get("origin") == "system" and before.get("origin") != "system":
+        r.drop_member(doc, "provenance", "origin")
 
 
 def _code_of(reason: str) -> str:

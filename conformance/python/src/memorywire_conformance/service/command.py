@@ -59,7 +59,8 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
             return 2
     try:
         security = read_security(args.target, tls=args.tls, ca=args.tls_ca, cert=args.tls_cert,
-                                 key=args.tls_key, token_file=args.token_file)
+                                 key=args.tls_key, token_file=args.token_file,
+                                 narrow_token_file=args.narrow_token_file)
     except SecurityError as e:
         print(f"memorywire-conformance: {e}", file=stderr)
         return 2
@@ -90,7 +91,8 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
                 print(f"{result.status.upper():7} {result.case.id}", file=stderr)
 
         suite = ServiceSuite(channel, caps, selected, tenant_prefix=args.tenant_prefix,
-                             timeout=args.timeout, token=security.token)
+                             timeout=args.timeout, token=security.token,
+                             narrow_token=security.narrow_token)
         results = suite.run(progress)
     finally:
         channel.close()

@@ -386,6 +386,8 @@ class ServiceSuite:
     timeout: float = 10.0
     #: The bearer token the channel sends, when the service requires credentials.
     token: str | None = field(default=None, repr=False)
+    #: A token the service accepts that covers none of the scenarios' tenants.
+    narrow_token: str | None = field(default=None, repr=False)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     name = SUITE

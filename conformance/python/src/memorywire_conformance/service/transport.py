@@ -46,6 +46,8 @@ class Security:
     certificate_chain: bytes | None = None
     private_key: bytes | None = field(default=None, repr=False)
     token: str | None = field(default=None, repr=False)
+    #: A token the service accepts that covers none of the runner's tenants.
+    narrow_token: str | None = field(default=None, repr=False)
 
     def describe(self) -> str:
         """How the channel is secured, for the report (never the token)."""
@@ -67,13 +69,14 @@ def _read(path: str, what: str) -> bytes:
 
 def read_security(target: str, *, tls: bool = False, ca: str | None = None,
                   cert: str | None = None, key: str | None = None,
-                  token_file: str | None = None) -> Security:
+                  token_file: str | None = None,
+                  narrow_token_file: str | None = None) -> Security:
     """The Security of the command-line options: ``--tls``, ``--tls-ca``,
-    ``--tls-cert``/``--tls-key`` and ``--token-file``. SecurityError for a
-    file that cannot be read or holds no PEM certificate or key, a
-    certificate without its key, a token file that holds no single token,
-    and a token over a plain channel to a target that is not on this
-    machine."""
+    ``--tls-cert``/``--tls-key``, ``--token-file`` and
+    ``--narrow-token-file``. SecurityError for a file that cannot be read or
+    holds no PEM certificate or key, a certificate without its key, a token
+    file that holds no single token, a narrow token without the token, and a
+    token over a plain channel to a target that is not on this machine."""
     if (cert is None) != (key is None):
         given, missing = ("--tls-cert", "--tls-key") if key is None else ("--tls-key", "--tls-cert")
         raise SecurityError(f"{given} needs {missing}: a client certificate and its key")
@@ -90,25 +93,32 @@ def read_security(target: str, *, tls: bool = False, ca: str | None = None,
         private = _read(key, "client key (--tls-key)")
         if not re.search(rb"-----BEGIN (?:[A-Z0-9]+ )?PRIVATE KEY-----", private):
             raise SecurityError(f"the client key {key} (--tls-key) holds no PEM private key")
-    token = None
-    if token_file is not None:
-        try:
-            text = Path(token_file).read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise SecurityError(f"cannot read the token file {token_file}: {why}") from None
-        token = text.strip()
-        if not token:
-            raise SecurityError(f"the token file {token_file} is empty")
-        if not _TOKEN.fullmatch(token):
-            raise SecurityError(f"the token file {token_file} does not hold one bearer token: a "
-                                "token is made of the characters A-Z a-z 0-9 - . _ ~ + / and may "
-                                "end in = (RFC 6750 section 2.1)")
+    token = _read_token(token_file) if token_file is not None else None
+    narrow = _read_token(narrow_token_file) if narrow_token_file is not None else None
+    if narrow is not None and token is None:
+        raise SecurityError("--narrow-token-file needs --token-file: the scenarios write with the "
+                            "token that covers every tenant")
     secure = tls or ca is not None or cert is not None
     if token is not None and not secure and not is_local(target):
         raise SecurityError(f"a token is sent only over TLS: {target} is not on this machine; "
                             "give --tls-ca FILE (or --tls for the system's root certificates)")
-    return Security(secure, roots, chain, private, token)
+    return Security(secure, roots, chain, private, token, narrow)
+
+
+def _read_token(path: str) -> str:
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise SecurityError(f"cannot read the token file {path}: {why}") from None
+    token = text.strip()
+    if not token:
+        raise SecurityError(f"the token file {path} is empty")
+    if not _TOKEN.fullmatch(token):
+        raise SecurityError(f"the token file {path} does not hold one bearer token: a "
+                            "token is made of the characters A-Z a-z 0-9 - . _ ~ + / and may "
+                            "end in = (RFC 6750 section 2.1)")
+    return token
 
 
 def secure_channel(target: str, security: Security,

@@ -100,3 +100,36 @@ def accepted(ctx: Ctx) -> None:
                             metadata=(tenant, ("authorization", f"{scheme} {token}")))
         ctx.eq(ids_of(found.get("records", [])), ["f-1"],
                f"Get with the scheme spelled {scheme}")
+
+
+@scenario("Required.Service.Credentials.RefusalRevealsNoTenant", "grpc-binding.md#3.2",
+          "security.md#1")
+def refusal_reveals_no_tenant(ctx: Ctx) -> None:
+    """With a token the service accepts but that does not cover the tenant
+    (``--narrow-token-file``), a call in a tenant that holds records and one
+    in a tenant that never held any fail alike: PERMISSION_DENIED
+    TENANT_MISMATCH, no pointer, the same message and Error, and no effect.
+    Skipped without that token."""
+    _token(ctx)
+    narrow = ctx.suite.narrow_token
+    if narrow is None:
+        raise Skip("the runner was given no narrow token (--narrow-token-file)")
+    ctx.put_ok(fact("f-1", "x"))
+
+    def refused(tenant: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
+        metadata = ((TENANT_KEY, encode_tenant(tenant)), ("authorization", f"Bearer {narrow}"))
+        e = ctx.expect_error(partial(ctx.mw.call, method, body, metadata=metadata),
+                             "PERMISSION_DENIED", "TENANT_MISMATCH", no_pointer=True,
+                             what=f"{method} with a token that does not cover the tenant")
+        error = dict(e.error or {})
+        error.pop("operation_id", None)
+        return {"message": e.details, "error": error}
+
+    absent = ctx.new_tenant()
+    for method, body in (("Get", {"ids": ["f-1"]}),
+                         ("Put", {"items": [{"record": fact("f-2", "y")}]})):
+        ctx.eq(refused(absent, method, body), refused(ctx.tenant, method, body),
+               f"the refusal of {method} in a tenant that never held a record, beside that in "
+               f"one that holds records")
+    ctx.eq(ctx.get(["f-1", "f-2"]).get("missing_ids"), ["f-2"],
+           "Get of the records after the refused Puts")
