@@ -260,7 +260,7 @@ class Service:
                      now: str, staged: bool = False) -> Row | None:
         """Create or replace a record with the store-maintained fields of
         operations.md section 4.3.1; None when the stored record is equal."""
-        _lower_claims(rec)
+        lower_claims(rec)
         tombstone = r.status(rec) == "deleted"
         if tombstone:
             r.strip_tombstone(rec)
@@ -523,7 +523,7 @@ class Service:
         """Apply a JSON Merge Patch to a stored record with the rules of
         operations.md section 10; the result is canonical."""
         result = r.merge_patch(stored, patch)
-        _lower_claims(result, stored)
+        lower_claims(result, stored)
         for path in self._IMMUTABLE:
             if _norm(_get(stored, path)) != _norm(_get(result, path)):
                 raise error("IMMUTABLE_FIELD", f"{'.'.join(path)} cannot change",
@@ -929,7 +929,7 @@ class Service:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _lower_claims(doc: dict[str, Any], stored: Mapping[str, Any] | None = None) -> None:
+def lower_claims(doc: dict[str, Any], stored: Mapping[str, Any] | None = None) -> None:
     """Lower what a caller asserts of a record's provenance and is not
     entitled to (security.md section 3.3): trust verified or system becomes
     unverified, and origin system is not recorded. A value the stored
