@@ -48,7 +48,7 @@ from memorywire.service.errors import (
 )
 from memorywire.service.fairness import Admission, FairShare, StallMonitor, Waiting
 from memorywire.service.operations import Call, ImportStream, Service
-from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store
+from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
@@ -615,6 +615,10 @@ class MemoryServer:
                  duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
 
     def _internal(self, e: BaseException) -> ServiceError:
+        found = storage_error(e, self.store.path)
+        if found is not None:
+            self.log("error", "store_error", error=repr(e), message=found.message)
+            return found
         self.log("error", "internal_error", error=repr(e), traceback=traceback.format_exc())
         return error("INTERNAL_ERROR", "an internal fault of the service")
 
