@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -15,6 +16,7 @@ from service_helpers import fact, fails
 import memorywire.protobuf
 from memorywire.client import Client, service_error
 from memorywire.service import MemoryServer
+from memorywire.service.fairness import FairShare
 from memorywire.service.server import main
 
 SERVICE = "/memorywire.v1.MemoryService"
@@ -256,3 +258,34 @@ def test_fair_share_flags_are_bounded(flags: list[str], message: str,
     assert main(["--listen", "127.0.0.1:0", "--store", ":memory:", *flags]) == 1
     err = capsys.readouterr().err
     assert '"event":"start_failed"' in err and message in err, err
+
+
+def test_the_spec_states_the_limits_of_the_service() -> None:
+    """The table of grpc-binding.md section 7.4 gives the defaults and bounds
+    that the service enforces."""
+    from memorywire.service import fairness
+    from memorywire.service.operations import EXPORT_BATCH_BYTES, MAX_IMPORT_RECORDS
+
+    spec = (Path(__file__).resolve().parents[3] / "spec" / "v1" / "grpc-binding.md").read_text("utf-8")
+    section = spec[spec.index('<a id="7.4"></a>'):spec.index('<a id="8"></a>')]
+    rows = {cells[0]: cells[1:] for cells in (
+        [c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| Limit"))}
+    share = FairShare()
+
+    def leading(text: str) -> int:
+        return int(text.split()[0])
+
+    assert leading(rows["`max_workers`"][0]) == share.max_workers
+    assert rows["`max_workers`"][1] == "{} to {}".format(*fairness.MAX_WORKERS_RANGE)  # noqa: UP032
+    assert leading(rows["streams of every tenant"][0]) == share.streams
+    assert leading(rows["`max_tenant_calls`"][0]) == share.tenant_calls
+    assert leading(rows["`max_tenant_streams`"][0]) == share.tenant_streams
+    assert leading(rows["`stream_stall_seconds`"][0]) == share.stream_stall_seconds
+    lo, hi = fairness.STALL_SECONDS_RANGE
+    assert rows["`stream_stall_seconds`"][1] == f"{lo:g} to {hi:g}"
+    assert leading(rows["`max_import_bytes`"][0]) == share.max_import_bytes
+    lo_b, hi_b = fairness.IMPORT_BYTES_RANGE
+    assert rows["`max_import_bytes`"][1] == f"{lo_b >> 20} MiB to {hi_b >> 40} TiB"
+    assert leading(rows["records of one Import"][0]) == MAX_IMPORT_RECORDS
+    assert leading(rows["bytes of an Export batch"][0]) == EXPORT_BATCH_BYTES
