@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -289,3 +290,39 @@ def test_the_spec_states_the_limits_of_the_service() -> None:
     assert rows["`max_import_bytes`"][1] == f"{lo_b >> 20} MiB to {hi_b >> 40} TiB"
     assert leading(rows["records of one Import"][0]) == MAX_IMPORT_RECORDS
     assert leading(rows["bytes of an Export batch"][0]) == EXPORT_BATCH_BYTES
+
+
+def test_reflection_streams_that_act_for_no_tenant_are_bounded_too(
+        serve: Callable[..., tuple[MemoryServer, str]]) -> None:
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    server, target = serve(stream_stall_seconds=1.0)
+    channel = grpc.insecure_channel(target)
+    release = threading.Event()
+
+    def nothing() -> Iterator[Any]:
+        release.wait(10)
+        return
+        yield
+
+    try:
+        method = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                                       request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                       response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+        calls = [method(nothing()) for _ in range(10)]
+        expected = 10 - server.share.tenant_streams
+        assert _wait_until(lambda: sum(c.done() for c in calls) == expected, 5)
+        assert {c.code() for c in calls if c.done()} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        with Client(target, tenant="acme", timeout=2) as acme:
+            assert acme.get("x")["missing_ids"] == ["x"]
+        # the streams that send nothing are ended as stalled
+        assert _wait_until(lambda: all(c.done() for c in calls), 5)
+        assert _wait_until(lambda: server.admission.in_progress("") == 0, 2)
+        # and reflection still answers
+        listed = method(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = {s.name for s in next(listed).list_services_response.service}
+        assert "memorywire.v1.MemoryService" in names
+        listed.cancel()
+    finally:
+        release.set()
+        channel.close()

@@ -21,10 +21,15 @@ import grpc
 
 from memorywire.service.errors import ServiceError, error
 
-__all__ = ["Admission", "FairShare", "StallMonitor", "STREAM_METHODS"]
+__all__ = ["ANONYMOUS", "Admission", "FairShare", "REFLECTION", "StallMonitor", "STREAM_METHODS"]
 
+#: The method of the reflection service, a stream that acts for no tenant.
+REFLECTION = "ServerReflectionInfo"
 #: The methods whose calls are streams.
-STREAM_METHODS = ("Watch", "Export", "Import")
+STREAM_METHODS = ("Watch", "Export", "Import", REFLECTION)
+#: What calls that act for no tenant and hold a worker are counted under:
+#: no tenant has this name (a tenant has at least one code point).
+ANONYMOUS = ""
 
 #: The bounds of each setting, checked by ``FairShare.check``: the least and
 #: the greatest value.
@@ -108,8 +113,9 @@ class Admission:
 
     @contextmanager
     def admit(self, tenant: str | None, method: str) -> Iterator[None]:
-        """Hold a place for one call of a tenant (None: a call that acts for
-        no tenant, which is not counted) while the block runs."""
+        """Hold a place for one call of a tenant while the block runs. None
+        is a call that acts for no tenant and ends at once (GetCapabilities),
+        which is not counted; ANONYMOUS counts those that hold a worker."""
         if tenant is None:
             yield
             return
@@ -228,7 +234,7 @@ class StallMonitor:
                            if not e.ended and e.since is not None and now - e.since > self.seconds]
             for entry in stalled:
                 entry.ended = True
-                peer = "sent no message" if entry.method == "Import" else "took no message"
+                peer = "took no message" if entry.method in ("Watch", "Export") else "sent no message"
                 message = (f"the {entry.method} stream was ended: its client {peer} for "
                            f"{self.seconds:g} seconds; open it again to continue")
                 entry.on_stall(message)

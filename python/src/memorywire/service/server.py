@@ -46,7 +46,7 @@ from memorywire.service.errors import (
     encode_status,
     error,
 )
-from memorywire.service.fairness import Admission, FairShare, StallMonitor, Waiting
+from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairShare, StallMonitor, Waiting
 from memorywire.service.operations import Call, ImportStream, Service
 from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
 
@@ -58,6 +58,8 @@ SPECVERSION_KEY = "memorywire-specversion"
 _REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "./memorywire.sqlite3"
+#: How long a connection stays silent before the server pings it.
+KEEPALIVE_SECONDS = 60
 #: The shortest life of a paging cursor that ``memorywire serve`` accepts
 #: (operations.md section 4.5: at least one hour).
 MIN_CURSOR_TTL = 3600
@@ -361,7 +363,11 @@ class MemoryServer:
         self.stalls = StallMonitor(self.share.stream_stall_seconds)
         options = [("grpc.max_receive_message_length", limits.max_document_bytes),
                    ("grpc.max_send_message_length", limits.max_document_bytes),
-                   ("grpc.so_reuseport", 0)]
+                   ("grpc.so_reuseport", 0),
+                   # Pings find the connections of clients that are gone, whose
+                   # idle Watch streams would otherwise hold their workers.
+                   ("grpc.keepalive_time_ms", KEEPALIVE_SECONDS * 1000),
+                   ("grpc.keepalive_timeout_ms", 20_000)]
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.share.max_workers,
                                                               thread_name_prefix="memorywire"),
                                    options=options)
@@ -369,13 +375,30 @@ class MemoryServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
         self._server.add_generic_rpc_handlers((self._handler(),))
         names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(names, self._server)
-        v1 = grpc.stream_stream_rpc_method_handler(
-            reflection.ReflectionServicer(names).ServerReflectionInfo,
-            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        reflecting = reflection.ReflectionServicer(names)
+
+        def reflection_info(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            # A reflection stream acts for no tenant: all of them together
+            # are bounded as the streams of one tenant, and one whose client
+            # sends nothing more is ended as stalled.
+            with self.admission.admit(ANONYMOUS, REFLECTION), \
+                    self.stalls.watch(REFLECTION, context, lambda message: None) as waiting:
+                yield from reflecting.ServerReflectionInfo(_timed(requests, waiting), context)
+
+        def refused(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            try:
+                yield from reflection_info(requests, context)
+            except ServiceError as e:
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, e.message)
+            except _Ended:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the stream stalled")
+
+        handler = grpc.stream_stream_rpc_method_handler(
+            refused, request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
             response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
-        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-            _REFLECTION_V1, {"ServerReflectionInfo": v1}),))
+        self._server.add_generic_rpc_handlers(tuple(
+            grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": handler})
+            for name in (_REFLECTION_V1, reflection.SERVICE_NAME)))
         self.port = 0
 
     # -- life cycle ---------------------------------------------------------------------
