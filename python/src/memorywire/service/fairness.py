@@ -191,9 +191,8 @@ class StallMonitor:
     that time and cancels the call of one that stalled, with the status
     UNAVAILABLE, which frees the worker that waits in the gRPC library."""
 
-    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self._clock = clock
         self._lock = threading.Lock()
         self._open: set[Waiting] = set()
         self._wake = threading.Event()
@@ -228,7 +227,7 @@ class StallMonitor:
         interval = max(0.05, min(1.0, self.seconds / 4))
         while not self._stop:
             self._wake.wait(interval)
-            now = self._clock()
+            now = time.monotonic()
             with self._lock:
                 stalled = [e for e in self._open
                            if not e.ended and e.since is not None and now - e.since > self.seconds]
