@@ -13,6 +13,7 @@ import pytest
 
 from memorywire.client import Client
 from memorywire.service import MemoryServer, Store
+from memorywire.service.fairness import FairShare
 
 
 @pytest.fixture(scope="session")
@@ -67,3 +68,22 @@ def raw_channel(target: str) -> Iterator[grpc.Channel]:
     channel = grpc.insecure_channel(target)
     yield channel
     channel.close()
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., tuple[MemoryServer, str]]]:
+    """Start a server on a file store of its own, with the fair-share
+    settings given; stopped after the test."""
+    started: list[tuple[MemoryServer, Store]] = []
+
+    def make(**share: Any) -> tuple[MemoryServer, str]:
+        store = Store(str(tmp_path / f"s{len(started)}.sqlite3"))
+        server = MemoryServer(store, "127.0.0.1:0", share=FairShare(**share), log=None)
+        port = server.start()
+        started.append((server, store))
+        return server, f"127.0.0.1:{port}"
+
+    yield make
+    for server, store in started:
+        server.stop(grace=0.5)
+        store.close()

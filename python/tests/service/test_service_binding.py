@@ -168,26 +168,3 @@ def test_credentials() -> None:
             assert ok.get("x")["missing_ids"] == ["x"]
     finally:
         server.stop(grace=0.5)
-
-
-def test_watch_streams_are_bounded() -> None:
-    server = MemoryServer(":memory:", "127.0.0.1:0", max_workers=4, log=None)
-    port = server.start()
-    try:
-        with Client(f"127.0.0.1:{port}", tenant="acme") as mw:
-            streams = [mw.watch(), mw.watch()]
-            import time
-
-            time.sleep(0.3)  # both are being served
-            e = fails("RATE_LIMITED", lambda: next(mw.watch()))
-            assert e.code == "RESOURCE_EXHAUSTED" and e.retry_after_millis == 1000
-            assert mw.get("x")["missing_ids"] == ["x"]  # other calls are still served
-            streams[0].cancel()
-            time.sleep(0.8)  # the stream notices its caller left
-            mw.put(fact("a", "1"))
-            assert next(streams[1])["record"]["id"] == "a"
-            with mw.watch(from_start=True) as third:
-                assert next(third)["record"]["id"] == "a"
-            streams[1].cancel()
-    finally:
-        server.stop(grace=0.5)

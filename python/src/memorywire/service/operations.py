@@ -10,6 +10,7 @@ ServiceError (or the codec's MemorywireError).
 from __future__ import annotations
 
 import hashlib
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from typing import Any
 
 import memorywire
 import memorywire.protobuf
-from memorywire import validation
+from memorywire import _codec, validation
+from memorywire import _model as m
 from memorywire._compiled import varint
 from memorywire._version import SPECVERSION as SPECVERSION
 from memorywire.errors import MemorywireError, Violation
@@ -38,7 +40,7 @@ from memorywire.service.store import (
     scope_sql,
 )
 
-__all__ = ["Call", "Service", "FEATURES", "OPERATIONS", "MUTATING"]
+__all__ = ["Call", "ImportStream", "Service", "FEATURES", "OPERATIONS", "MUTATING"]
 
 IMPLEMENTATION = "memorywire-reference"
 OPERATIONS = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
@@ -49,6 +51,12 @@ MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "
                       "CommitOffset", "Import"})
 #: The greatest number of records one Import stream may carry.
 MAX_IMPORT_RECORDS = 1_000_000
+#: The bytes of the records of one Export message, unless one record alone
+#: is larger: a stream's message in flight stays small.
+EXPORT_BATCH_BYTES = 1 << 20
+#: The bytes of an Import that stay in memory until the stream ends; the
+#: rest goes to a temporary file.
+IMPORT_SPOOL_BYTES = 8 << 20
 _NOT_SEEN_BY_GET = frozenset({"deleted", "rejected"})
 #: Trust levels only a caller whose credentials entitle it may assert
 #: (security.md section 3.3). This service entitles no caller.
@@ -828,7 +836,7 @@ class Service:
         record_enc = memorywire.protobuf.Encoder(r.RECORD_TYPE)
         head = self.encode(response_type("Export"), self.envelope(req))
         batch_limit = min(1000, self.limits.max_batch_records)
-        size_limit = self.limits.max_document_bytes
+        size_limit = min(self.limits.max_document_bytes, len(head) + EXPORT_BATCH_BYTES)
 
         def rows() -> Iterator[tuple[Any, ...]]:
             if num is None:
@@ -872,58 +880,109 @@ class Service:
 
         return frames()
 
-    def import_(self, call: Call, messages: Sequence[tuple[Mapping[str, Any], list[str]]]) -> bytes:
-        """One Import: its request messages, each with the pointers of its
-        unknown content."""
+class ImportStream:
+    """One Import, message by message as they arrive (operations.md section
+    17.2): each is checked when it comes, and kept as its canonical bytes, in
+    memory up to ``IMPORT_SPOOL_BYTES`` and in a temporary file beyond, so
+    that an Import of any size takes bounded memory; the records are written
+    in one transaction by ``commit``, when the stream has ended. Past
+    ``max_bytes`` of messages, or ``MAX_IMPORT_RECORDS`` records, the Import
+    fails at once."""
+
+    def __init__(self, service: Service, call: Call, max_bytes: int) -> None:
         assert call.tenant is not None
-        if not messages:
+        self.service = service
+        self.call = call
+        self.max_bytes = max_bytes
+        self.first: Mapping[str, Any] | None = None
+        self.messages = 0
+        self.records = 0
+        self.bytes = 0
+        self._digest = hashlib.sha256(b"Import\x00")
+        self._spool = tempfile.SpooledTemporaryFile(max_size=IMPORT_SPOOL_BYTES, prefix="memorywire-import-")
+
+    def __enter__(self) -> ImportStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._spool.close()
+
+    def count_bytes(self, index: int, size: int) -> None:
+        """Count the bytes of the next message before it is read."""
+        self.bytes += size
+        if self.bytes > self.max_bytes:
+            raise error("DOCUMENT_TOO_LARGE", f"message {index} of the stream: an Import carries at "
+                        f"most {self.max_bytes} bytes in all its messages; split it into several "
+                        "Imports")
+
+    def add(self, msg: Mapping[str, Any], unknown: Sequence[str]) -> None:
+        """The next message, read and checked by the codec."""
+        index = self.messages
+        tenant = self.call.tenant
+        assert tenant is not None
+        if self.first is None:
+            self.first = msg
+        first = self.first
+        try:
+            for name in ("specversion", "operation_id", "scope", "mode"):
+                if msg.get(name) != first.get(name):
+                    raise error("IMMUTABLE_FIELD", f"{name} differs from the first message's", f"/{name}")
+            recs = msg.get("records", ())
+            self.records += len(recs)
+            if self.records > MAX_IMPORT_RECORDS:
+                raise error("TOO_MANY_ITEMS", f"an Import carries at most {MAX_IMPORT_RECORDS} "
+                            "records", "/records")
+            self.service.check_representable(unknown, [f"/records/{i}" for i in range(len(recs))])
+            self.service.check_tenant(tenant, msg, ((f"/records/{i}", x) for i, x in enumerate(recs)))
+        except ServiceError as e:
+            e.message = f"message {index} of the stream: {e.message}"
+            raise
+        canonical = self.service.canonical_request("Import", msg)
+        framed = len(canonical).to_bytes(8, "big") + canonical
+        self._digest.update(framed)
+        self._spool.write(framed)
+        self.messages += 1
+
+    def _kept(self) -> Iterator[dict[str, Any]]:
+        """The messages again, from their canonical bytes (read and checked
+        once already)."""
+        info = m.message(request_type("Import"))
+        self._spool.seek(0)
+        while head := self._spool.read(8):
+            data = self._spool.read(int.from_bytes(head, "big"))
+            yield _codec.from_proto(info.cls.FromString(data), info)
+
+    def commit(self) -> bytes:
+        """Write the records of the Import, in one transaction; the response."""
+        if self.first is None:
             raise error("REQUIRED_FIELD_MISSING", "an Import stream carries at least one message")
-        first = messages[0][0]
-        total = 0
-        h = hashlib.sha256(b"Import\x00")
-        for index, (msg, unknown) in enumerate(messages):
-            try:
-                for name in ("specversion", "operation_id", "scope", "mode"):
-                    if msg.get(name) != first.get(name):
-                        raise error("IMMUTABLE_FIELD", f"{name} differs from the first message's",
-                                    f"/{name}")
-                recs = msg.get("records", ())
-                total += len(recs)
-                if total > MAX_IMPORT_RECORDS:
-                    raise error("TOO_MANY_ITEMS", f"an Import carries at most {MAX_IMPORT_RECORDS} "
-                                "records", "/records")
-                self.check_representable(unknown, [f"/records/{i}" for i in range(len(recs))])
-                self.check_tenant(call.tenant, msg, ((f"/records/{i}", x) for i, x in enumerate(recs)))
-            except ServiceError as e:
-                e.message = f"message {index} of the stream: {e.message}"
-                raise
-            canonical = self.canonical_request("Import", msg)
-            h.update(len(canonical).to_bytes(8, "big") + canonical)
+        first = self.first
         replace = first.get("mode") == "replace"
         scope = first.get("scope")
+        svc = self.service
 
         def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
             now = r.now()
             if replace:
                 where, params = scope_sql(scope)
                 for row in tx.select(t, where, params):
-                    self.delete_row(tx, t, row, True, None, now)
+                    svc.delete_row(tx, t, row, True, None, now)
             count = 0
-            for index, (msg, _) in enumerate(messages):
-                self.store.analyzer.prepare(r.text_of(x) for x in msg.get("records", ()))
+            for index, msg in enumerate(self._kept()):
+                svc.store.analyzer.prepare(r.text_of(x) for x in msg.get("records", ()))
                 for i, record in enumerate(msg.get("records", ())):
                     rec = r.canonical(record)
                     r.complete_scope(rec, scope, t.name)
                     try:
-                        stored, _ = self.find_for_write(tx, t, rec, f"/records/{i}")
+                        stored, _ = svc.find_for_write(tx, t, rec, f"/records/{i}")
                     except ServiceError as e:
                         e.message = f"message {index} of the stream: {e.message}"
                         raise
-                    self.write_record(tx, t, rec, stored, now)
+                    svc.write_record(tx, t, rec, stored, now)
                     count += 1
-            return self.envelope(first, imported=count or None)
+            return svc.envelope(first, imported=count or None)
 
-        return self.mutate("Import", call, first, perform, digest=h.digest())
+        return svc.mutate("Import", self.call, first, perform, digest=self._digest.digest())
 
 
 # -- helpers ------------------------------------------------------------------------------------

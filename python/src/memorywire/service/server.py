@@ -46,8 +46,9 @@ from memorywire.service.errors import (
     encode_status,
     error,
 )
-from memorywire.service.operations import Call, Service
-from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store
+from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairShare, StallMonitor, Waiting
+from memorywire.service.operations import Call, ImportStream, Service
+from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
@@ -57,6 +58,8 @@ SPECVERSION_KEY = "memorywire-specversion"
 _REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "./memorywire.sqlite3"
+#: How long a connection stays silent before the server pings it.
+KEEPALIVE_SECONDS = 60
 #: The shortest life of a paging cursor that ``memorywire serve`` accepts
 #: (operations.md section 4.5: at least one hour).
 MIN_CURSOR_TTL = 3600
@@ -316,6 +319,12 @@ class MemoryServer:
     store the server opens itself (None: no bound); with ``warm``, the
     server loads those of the largest tenants in the background as it
     starts, so that their first searches do not wait for them.
+
+    ``share`` holds the limits that share the server between tenants
+    (grpc-binding.md section 7.4): its worker threads, the calls and streams
+    of one tenant in progress at once, how long a stream may wait on its
+    peer, the size of an Import; without it, the defaults with
+    ``max_workers`` workers.
     """
 
     def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
@@ -325,7 +334,9 @@ class MemoryServer:
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
                  clock: Callable[[], float] = time.time,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY, warm: bool = True,
-                 log: TextIO | None = sys.stderr, log_calls: bool = True) -> None:
+                 log: TextIO | None = sys.stderr, log_calls: bool = True,
+                 share: FairShare | None = None) -> None:
+        self.share = (share if share is not None else FairShare(max_workers=max_workers)).check()
         #: Accepted tokens by digest, checked before anything is opened.
         self.tokens = _coverage(tokens) if tokens is not None else None
         if tokens is not None and tls is None and not allow_insecure_credentials \
@@ -346,27 +357,48 @@ class MemoryServer:
         self.log = _Log(log)
         self.log_calls = log_calls
         self.stopping = threading.Event()
-        #: Watch streams hold a worker each for as long as they run: at most
-        #: half of the workers serve them, so that other calls are served too.
-        self.max_watches = max(1, max_workers // 2)
-        self._watches = threading.BoundedSemaphore(self.max_watches)
+        #: A stream holds a worker for as long as it runs: the calls and
+        #: streams of each tenant are counted, and a stalled stream ended.
+        self.admission = Admission(self.share)
+        self.stalls = StallMonitor(self.share.stream_stall_seconds)
         options = [("grpc.max_receive_message_length", limits.max_document_bytes),
                    ("grpc.max_send_message_length", limits.max_document_bytes),
-                   ("grpc.so_reuseport", 0)]
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
+                   ("grpc.so_reuseport", 0),
+                   # Pings find the connections of clients that are gone, whose
+                   # idle Watch streams would otherwise hold their workers.
+                   ("grpc.keepalive_time_ms", KEEPALIVE_SECONDS * 1000),
+                   ("grpc.keepalive_timeout_ms", 20_000)]
+        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=self.share.max_workers,
                                                               thread_name_prefix="memorywire"),
                                    options=options)
         self._health = health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
         self._server.add_generic_rpc_handlers((self._handler(),))
         names = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(names, self._server)
-        v1 = grpc.stream_stream_rpc_method_handler(
-            reflection.ReflectionServicer(names).ServerReflectionInfo,
-            request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        reflecting = reflection.ReflectionServicer(names)
+
+        def reflection_info(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            # A reflection stream acts for no tenant: all of them together
+            # are bounded as the streams of one tenant, and one whose client
+            # sends nothing more is ended as stalled.
+            with self.admission.admit(ANONYMOUS, REFLECTION), \
+                    self.stalls.watch(REFLECTION, context, lambda message: None) as waiting:
+                yield from reflecting.ServerReflectionInfo(_timed(requests, waiting), context)
+
+        def refused(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            try:
+                yield from reflection_info(requests, context)
+            except ServiceError as e:
+                context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, e.message)
+            except _Ended:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the stream stalled")
+
+        handler = grpc.stream_stream_rpc_method_handler(
+            refused, request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
             response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
-        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
-            _REFLECTION_V1, {"ServerReflectionInfo": v1}),))
+        self._server.add_generic_rpc_handlers(tuple(
+            grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": handler})
+            for name in (_REFLECTION_V1, reflection.SERVICE_NAME)))
         self.port = 0
 
     # -- life cycle ---------------------------------------------------------------------
@@ -386,6 +418,7 @@ class MemoryServer:
                 " with TLS: the address is in use or not valid, or the TLS certificate chain or "
                 "private key is not valid"))
         self._server.start()
+        self.stalls.start()
         for name in ("", SERVICE_NAME):
             self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         host = self.listen.rsplit(":", 1)[0]
@@ -395,7 +428,11 @@ class MemoryServer:
                  mutual_tls=self.tls is not None and self.tls.mutual,
                  credentials="bearer tokens" if self.tokens is not None else "none",
                  page_cursor_ttl_s=ttl if ttl is not None else "never",
-                 index_memory_bytes=self.store.indexes.limit)
+                 index_memory_bytes=self.store.indexes.limit, max_workers=self.share.max_workers,
+                 max_tenant_calls=self.share.tenant_calls,
+                 max_tenant_streams=self.share.tenant_streams,
+                 stream_stall_s=self.share.stream_stall_seconds,
+                 max_import_bytes=self.share.max_import_bytes)
         if self.warm:
             self.warming = threading.Thread(target=self._warm, name="memorywire-warm", daemon=True)
             self.warming.start()
@@ -428,6 +465,7 @@ class MemoryServer:
         with self.store.changed:
             self.store.changed.notify_all()
         self._server.stop(grace).wait()
+        self.stalls.stop()
         if self._own_store:
             self.store.close()
         self.log("info", "stopped")
@@ -503,9 +541,10 @@ class MemoryServer:
             try:
                 tenant = self._metadata(method, context)
                 op_id = _operation_id(method, request)
-                req, unknown = self._decode(method, request)
-                call = self._call(tenant, context)
-                data = perform(call, req, unknown) if with_unknown else perform(call, req)
+                with self.admission.admit(tenant, method):
+                    req, unknown = self._decode(method, request)
+                    call = self._call(tenant, context)
+                    data = perform(call, req, unknown) if with_unknown else perform(call, req)
             except MemorywireError as e:
                 self._fail(context, method, e, op_id, tenant, started)
                 raise AssertionError("unreachable") from None
@@ -523,23 +562,23 @@ class MemoryServer:
             context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
             op_id, tenant = "", None
             sent = 0
-            slot = False
+            stalled: list[str] = []
             try:
                 tenant = self._metadata(method, context)
                 op_id = _operation_id(method, request)
-                req, _ = self._decode(method, request)
-                call = self._call(tenant, context)
-                if method == "Watch":
-                    slot = self._watches.acquire(blocking=False)
-                    if not slot:
-                        e = error("RATE_LIMITED", f"this service serves at most {self.max_watches} "
-                                  "Watch streams at once")
-                        e.retry_after_millis = 1000
-                        raise e
-                frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
-                for frame in frames:
-                    yield frame
-                    sent += 1
+                with self.admission.admit(tenant, method), \
+                        self.stalls.watch(method, context, stalled.append) as waiting:
+                    req, _ = self._decode(method, request)
+                    call = self._call(tenant, context)
+                    frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
+                    for frame in frames:
+                        # The worker waits in the gRPC library until the
+                        # client takes the message; the monitor ends a
+                        # stream that waits too long.
+                        waiting.wait()
+                        yield frame
+                        waiting.done()
+                        sent += 1
             except MemorywireError as e:
                 self._fail(context, method, e, op_id, tenant, started, sent)
             except Exception as e:  # noqa: BLE001
@@ -547,8 +586,8 @@ class MemoryServer:
             else:
                 self._done(method, "OK", op_id, tenant, started, sent)
             finally:
-                if slot:
-                    self._watches.release()
+                if stalled:
+                    self._stalled(method, stalled[0], op_id, tenant, started, sent)
 
         return handle
 
@@ -556,28 +595,53 @@ class MemoryServer:
         started = time.perf_counter()
         context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
         op_id, tenant = "", None
+        stalled: list[str] = []
         try:
             tenant = self._metadata("Import", context)
-            messages = []
-            for index, raw in enumerate(requests):
-                if not op_id:
-                    op_id = _operation_id("Import", raw)
-                try:
-                    messages.append(self._decode("Import", raw))
-                except MemorywireError as e:
-                    e.message = f"message {index} of the stream: {e.message}"
-                    raise
-            data = self.service.import_(self._call(tenant, context), messages)
+            with self.admission.admit(tenant, "Import"), \
+                    self.stalls.watch("Import", context, stalled.append) as waiting, \
+                    ImportStream(self.service, Call(tenant, lambda: context.is_active() and not (
+                        self.stopping.is_set() or waiting.ended)), self.share.max_import_bytes) as stream:
+                for index, raw in enumerate(_timed(requests, waiting)):
+                    if not op_id:
+                        op_id = _operation_id("Import", raw)
+                    # Each message is checked as it arrives, and kept in its
+                    # canonical bytes only, within the bytes of an Import.
+                    stream.count_bytes(index, len(raw))
+                    try:
+                        msg, unknown = self._decode("Import", raw)
+                    except MemorywireError as e:
+                        e.message = f"message {index} of the stream: {e.message}"
+                        raise
+                    stream.add(msg, unknown)
+                data = stream.commit()
         except MemorywireError as e:
             self._fail(context, "Import", e, op_id, tenant, started)
             raise AssertionError("unreachable") from None
+        except (grpc.RpcError, _Ended):
+            # The client cancelled the call, or the monitor ended it.
+            if stalled:
+                self._stalled("Import", stalled[0], op_id, tenant, started)
+            else:
+                self._done("Import", "CANCELLED", op_id, tenant, started)
+            context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled")
         except Exception as e:  # noqa: BLE001
             self._fail(context, "Import", self._internal(e), op_id, tenant, started)
             raise AssertionError("unreachable") from None
         self._done("Import", "OK", op_id, tenant, started)
         return data
 
+    def _stalled(self, method: str, message: str, op_id: str, tenant: str | None, started: float,
+                 messages: int | None = None) -> None:
+        self.log("warning", "call", method=method, code="UNAVAILABLE", reason="UNAVAILABLE",
+                 message=message, tenant=tenant, operation_id=op_id,
+                 duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
+
     def _internal(self, e: BaseException) -> ServiceError:
+        found = storage_error(e, self.store.path)
+        if found is not None:
+            self.log("error", "store_error", error=repr(e), message=found.message)
+            return found
         self.log("error", "internal_error", error=repr(e), traceback=traceback.format_exc())
         return error("INTERNAL_ERROR", "an internal fault of the service")
 
@@ -605,6 +669,27 @@ class MemoryServer:
         status = encode_status(number, doc["message"], [(ERROR_TYPE_URL, detail)])
         context.abort_with_status(_Status(grpc.StatusCode[code], doc["message"],
                                           (("grpc-status-details-bin", status),)))
+
+
+class _Ended(Exception):
+    """The monitor ended a client stream that stalled."""
+
+
+def _timed(requests: Iterator[bytes], waiting: Waiting) -> Iterator[bytes]:
+    """The messages of a client stream, timed while the server waits for
+    each. A stream the monitor ended is not taken for one that the client
+    half-closed, which the gRPC library may report it as."""
+    while True:
+        waiting.wait()
+        try:
+            raw = next(requests)
+        except StopIteration:
+            if waiting.ended:
+                raise _Ended from None
+            return
+        finally:
+            waiting.done()
+        yield raw
 
 
 def _operation_id(method: str, data: bytes) -> str:
@@ -637,8 +722,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"the address to listen on (default {DEFAULT_LISTEN}); port 0 picks a free one")
     parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
                         help=f"the SQLite file of the store, or :memory: (default {DEFAULT_STORE})")
-    parser.add_argument("--max-workers", type=int, default=32, metavar="N",
-                        help="the greatest number of calls served at once, Watch streams included")
+    share = FairShare()
+    parser.add_argument("--max-workers", type=int, default=share.max_workers, metavar="N",
+                        help="the greatest number of calls served at once, streams included "
+                             f"(default {share.max_workers}); half of them at most serve streams")
+    parser.add_argument("--max-tenant-calls", type=int, metavar="N",
+                        help="the calls of one tenant in progress at once, streams included, at most "
+                             "half of --max-workers (default: half); more are refused with RATE_LIMITED")
+    parser.add_argument("--max-tenant-streams", type=int, metavar="N",
+                        help="the streams of each kind (Watch, Export, Import) of one tenant open at once "
+                             "(default: an eighth of --max-workers)")
+    parser.add_argument("--stream-stall-timeout", type=float, default=share.stream_stall_seconds,
+                        metavar="SECONDS",
+                        help="end a stream whose client takes no message (or, for Import, sends none) "
+                             f"for this long, with UNAVAILABLE (default {share.stream_stall_seconds:g})")
+    parser.add_argument("--max-import-mib", type=int, default=share.max_import_bytes >> 20, metavar="MIB",
+                        help="the bytes of all the messages of one Import, in MiB (default "
+                             f"{share.max_import_bytes >> 20})")
     parser.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
                         help="how long calls in flight may run on after a stop signal")
     parser.add_argument("--quiet", action="store_true", help="log no line per call")
@@ -674,7 +774,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"for at least {MIN_CURSOR_TTL} seconds (an hour)")
         if args.index_memory < 1:
             raise ValueError(f"--index-memory is {args.index_memory} MiB; give at least 1")
-        server = MemoryServer(args.store, args.listen, max_workers=args.max_workers,
+        share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
+                          max_tenant_streams=args.max_tenant_streams,
+                          stream_stall_seconds=args.stream_stall_timeout,
+                          max_import_bytes=args.max_import_mib * (1 << 20)).check()
+        server = MemoryServer(args.store, args.listen, share=share,
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
                               page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,

@@ -26,6 +26,7 @@ no document it does not return.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -38,9 +39,10 @@ from typing import Any
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.budget import Budget
-from memorywire.service.errors import error
+from memorywire.service.errors import ServiceError, error
 
-__all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "term_key"]
+__all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "storage_error",
+           "term_key"]
 
 SCHEMA_VERSION = "2"
 #: The memory the in-memory search indexes may take together: 2 GiB.
@@ -152,6 +154,93 @@ def term_key(term: str) -> str:
 def rid_range(num: int) -> tuple[int, int]:
     """The first and the last rid of the records of a tenant."""
     return num << _SEQUENCE_BITS, ((num + 1) << _SEQUENCE_BITS) - 1
+
+
+#: The primary result codes of SQLite that name a state of the store.
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_IOERR = 5, 6, 8, 10
+_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
+#: The primary codes by the words of their messages, for Python versions
+#: whose sqlite3 does not give the code.
+_SQLITE_MESSAGES = (("disk is full", _SQLITE_FULL), ("readonly database", _SQLITE_READONLY),
+                    ("disk i/o error", _SQLITE_IOERR), ("database is locked", _SQLITE_BUSY),
+                    ("unable to open database file", _SQLITE_CANTOPEN),
+                    ("malformed", _SQLITE_CORRUPT), ("not a database", _SQLITE_NOTADB))
+#: How long a caller waits before it retries a write the store refused.
+STORE_RETRY_MILLIS = 5000
+
+
+def _sqlite_code(e: sqlite3.Error) -> int | None:
+    code = getattr(e, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    text = str(e).lower()
+    return next((c for words, c in _SQLITE_MESSAGES if words in text), None)
+
+
+def storage_error(e: BaseException, path: str) -> ServiceError | None:
+    """The error a call answers with when the store failed under it for a
+    reason of its own state, not of the call: UNAVAILABLE, to retry, for a
+    store that is full, read-only, locked by another process or failing to
+    read or write its file; DATA_LOSS for a corrupt store. None for another
+    fault."""
+    if not isinstance(e, sqlite3.Error):
+        return None
+    code = _sqlite_code(e)
+    if code == _SQLITE_FULL:
+        found = error("UNAVAILABLE", f"the store {path} is full: the disk has no room for this write, "
+                      "which did not take effect; reads are served, and writes succeed again once "
+                      "there is room")
+    elif code == _SQLITE_READONLY:
+        found = error("UNAVAILABLE", f"the store {path} is read-only: the service cannot write it (its "
+                      "file, its directory or its file system is not writable); this write did not "
+                      "take effect, and reads are served")
+    elif code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        found = error("UNAVAILABLE", f"the store {path} is locked by another process; the call did "
+                      "not take effect")
+    elif code in (_SQLITE_IOERR, _SQLITE_CANTOPEN):
+        found = error("UNAVAILABLE", f"the store {path} cannot be read or written now ({e}); the call "
+                      "did not take effect")
+    elif code in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return error("DATA_LOSS", f"the store {path} is damaged ({e})")
+    else:
+        return None
+    found.retry_after_millis = STORE_RETRY_MILLIS
+    return found
+
+
+def _check_writable(path: str) -> None:
+    """ValueError naming the problem when the service could not write the
+    store file ``path``: it would fail every write, so it does not start."""
+    file = os.path.abspath(path)
+    directory = os.path.dirname(file)
+    if os.path.isdir(file):
+        raise ValueError(f"the store {path} is a directory; give the path of a SQLite file")
+    if not os.path.isdir(directory):
+        raise ValueError(f"the directory of the store {path} does not exist: {directory}")
+    if os.path.exists(file):
+        if not os.access(file, os.R_OK):
+            raise ValueError(f"the store {path} is not readable by this process")
+        if not os.access(file, os.W_OK):
+            raise ValueError(f"the store {path} is read-only: this process cannot write it "
+                             f"({_why_not_writable(file)}); the service writes its store, so make "
+                             "it writable or give another --store")
+    # SQLite keeps its write-ahead log beside the file, and creates it.
+    beside = [file + "-wal", file + "-shm"]
+    if not all(os.path.exists(x) and os.access(x, os.W_OK) for x in beside) and \
+            not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"the store {path} is in a directory this process cannot write ({directory}, "
+                         f"{_why_not_writable(directory)}): SQLite creates its write-ahead log "
+                         f"({os.path.basename(file)}-wal and -shm) beside the file")
+
+
+def _why_not_writable(path: str) -> str:
+    try:
+        fs = os.statvfs(path)
+    except OSError as e:
+        return e.strerror or str(e)
+    if fs.f_flag & os.ST_RDONLY:
+        return "its file system is mounted read-only"
+    return os.strerror(errno.EACCES).lower()
 
 
 class Analyzer:
@@ -407,8 +496,15 @@ class Store:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
-        self._writer = self._connect()
-        self._writer.executescript(_SCHEMA)
+        if not self.memory:
+            _check_writable(path)
+        try:
+            self._writer = self._connect()
+            self._writer.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            found = storage_error(e, path)
+            raise ValueError(found.message if found is not None else f"cannot open the store {path}: {e}") \
+                from None
         self._writes = 0
         self._tenant_nums: dict[str, int] = {}
         self.positions: dict[int, int] = {}
@@ -518,7 +614,10 @@ class Store:
                 self.changed.notify_all()
         self._writes += 1
         if self._writes % 500 == 0:
-            self.maintain()
+            try:
+                self.maintain()
+            except sqlite3.Error:
+                pass  # the write committed; housekeeping runs again 500 writes on
 
     def _committed(self, tx: WriteTx) -> None:
         for t in tx.tenants.values():
