@@ -4,7 +4,9 @@
 
 The proxy offers ``memorywire.v1.MemoryService`` and forwards every call to a
 real service at ``--upstream``, passing requests, responses, metadata and
-statuses through unchanged, except for the one fault chosen with ``--fault``.
+statuses through unchanged, except for the one fault chosen with ``--fault``;
+it forwards the ``Check`` of ``grpc.health.v1.Health`` too, so that a run
+against it fails by its fault alone.
 Each fault breaks one rule of the specification, and the service level of the
 conformance suite must catch every one of them: run against the proxy, the
 runner exits 1 with at least one failed scenario. They prove that the
@@ -227,6 +229,7 @@ UNARY = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge
 MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
                       "CommitOffset", "Import"})
 SHARED_TENANT = "broken-service-shared-tenant"
+HEALTH = "grpc.health.v1.Health"
 DETAILS_KEY = "grpc-status-details-bin"
 FORWARDED = ("memorywire-", "authorization")
 #: The memorywire- metadata keys grpc-binding.md defines (refuse-unknown-metadata).
@@ -667,12 +670,24 @@ class Proxy:
 
         return handle
 
+    def _health_check(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        """The upstream health, so that the proxy fails no scenario of health:
+        every fault is caught by the scenarios of its own rule."""
+        stub = self.channel.unary_unary(f"/{HEALTH}/Check")
+        try:
+            return bytes(stub(request, timeout=context.time_remaining()))
+        except grpc.RpcError as e:
+            self._abort(context, e)
+            raise AssertionError("unreachable") from None
+
     def handlers(self) -> list[grpc.GenericRpcHandler]:
         handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
         handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
         handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
         handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
-        out = [grpc.method_handlers_generic_handler(SERVICE, handlers)]
+        out = [grpc.method_handlers_generic_handler(SERVICE, handlers),
+               grpc.method_handlers_generic_handler(HEALTH, {
+                   "Check": grpc.unary_unary_rpc_method_handler(self._health_check)})]
         if self.fault == "strip-reflected-rules":
             out += [grpc.method_handlers_generic_handler(service, {
                 "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
