@@ -320,8 +320,8 @@ def resume_with_filter(ctx: Ctx) -> None:
 
 def _write_slowly_read(ctx: Ctx, stream: WatchStream, take: int) -> list[str]:
     """Write SLOW_RECORDS records of SLOW_TEXT_BYTES each, then a sentinel,
-    in Puts of 50, taking ``take`` events of the stream after each Put; the
-    ids written, in order. Returns the events taken as ``stream.responses``."""
+    in Puts of 50, taking ``take`` events of the stream after each Put (they
+    stay in ``stream.responses``); the ids written, in order."""
     ids = []
     for start in range(0, SLOW_RECORDS, 50):
         batch = [fact(f"s{i:04d}", chr(ord("a") + i % 26) * SLOW_TEXT_BYTES)
@@ -387,7 +387,8 @@ def slow_reader(ctx: Ctx) -> None:
     events, ends = _read_to_sentinel(ctx, client, stream)
     got = _ids(events)
     if got != written:
-        missing = [i for i in written if i not in set(got)]
+        received = set(got)
+        missing = [i for i in written if i not in received]
         raise ctx.fail(f"a slow client got {len(got)} events for {len(written)} changes "
                        f"(streams ended: {', '.join(ends) or 'none'}); first missing: "
                        f"{missing[:5]}", expected=f"{len(written)} events in order",
