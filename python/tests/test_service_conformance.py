@@ -271,6 +271,24 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
         return dict(pool.map(one, FAULTS))
 
 
+#: Faults and the scenario that must catch each, for faults that the scenarios
+#: of their rule alone can catch.
+CAUGHT_BY = {
+    "split-import-batches": "Required.Service.Import.MessageLimits",
+    "commit-cancelled-import": "Required.Service.Import.CancelledHasNoEffect",
+    "drop-for-slow-reader": "Required.Service.Watch.SlowReader",
+    "starve-other-tenants": "Required.Service.Fairness.OtherTenantsServed",
+    "global-stream-pool": "Recommended.Service.Fairness.StreamBoundPerTenant",
+}
+
+
+@pytest.mark.parametrize("fault", sorted(CAUGHT_BY))
+def test_fault_is_caught_by_its_scenario(fault: str, broken_runs: dict[str, Run],
+                                         reference_run: Run) -> None:
+    assert CAUGHT_BY[fault] in reference_run.ids("passed")
+    assert CAUGHT_BY[fault] in broken_runs[fault].ids("failed"), broken_runs[fault].done.stdout[-3000:]
+
+
 def test_there_are_at_least_eight_faults() -> None:
     assert len(FAULTS) >= 8
 

@@ -4,7 +4,9 @@
 
 The proxy offers ``memorywire.v1.MemoryService`` and forwards every call to a
 real service at ``--upstream``, passing requests, responses, metadata and
-statuses through unchanged, except for the one fault chosen with ``--fault``.
+statuses through unchanged, except for the one fault chosen with ``--fault``;
+it forwards the ``Check`` of ``grpc.health.v1.Health`` too, so that a run
+against it fails by its fault alone.
 Each fault breaks one rule of the specification, and the service level of the
 conformance suite must catch every one of them: run against the proxy, the
 runner exits 1 with at least one failed scenario. They prove that the
@@ -80,6 +82,35 @@ ignore-consumer
     offset is never used. Breaks operations.md section 16 (a Watch with a
     consumer starts after its committed offset).
 
+Faults of streams and fair sharing:
+
+split-import-batches
+    Splits every Import message into messages of at most 100 records and
+    4 MiB upstream, so that a message of more than max_batch_records records
+    or max_document_bytes bytes is accepted. Breaks grpc-binding.md section
+    7.3 (a larger batch fails the call with RESOURCE_EXHAUSTED).
+commit-cancelled-import
+    Half-closes the upstream Import when its caller cancels the stream, so
+    that a cancelled Import takes effect. Breaks grpc-binding.md section 6.2
+    (a write that the cancellation finds uncommitted is not committed).
+drop-for-slow-reader
+    Reads every Watch stream upstream at once and keeps at most 32 events for
+    a caller that does not take them; events beyond are dropped. Breaks
+    grpc-binding.md section 7.1 (a server that cannot keep up with a slow
+    client does not skip events).
+starve-other-tenants
+    Once a tenant's Watch is refused because the tenant is at its bound,
+    makes every call of every other tenant wait, while that tenant holds its
+    streams, as a server whose workers that tenant's streams all hold.
+    Breaks grpc-binding.md section 7.4 (one tenant does not hold every
+    worker).
+global-stream-pool
+    Once a tenant's Watch is refused because the tenant is at its bound,
+    refuses the Watch of every other tenant with the same Error while that
+    tenant holds its streams, as a server with one pool of streams for all
+    tenants. Breaks grpc-binding.md section 7.4 (the bound of one tenant
+    never refuses the calls of another).
+
 Faults of credentials:
 
 accept-any-credentials
@@ -144,6 +175,7 @@ wrong-status
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import re
 import signal
@@ -185,6 +217,11 @@ FAULTS = {
     "strip-reflected-rules": "serves reflection without the options of the fields",
     "no-error-details": "removes grpc-status-details-bin",
     "wrong-status": "turns ABORTED into INTERNAL",
+    "split-import-batches": "splits Import messages too large for the service into smaller ones",
+    "commit-cancelled-import": "completes an Import whose caller cancelled it",
+    "drop-for-slow-reader": "drops the Watch events a slow reader has not taken beyond 32",
+    "starve-other-tenants": "makes other tenants wait while one is at its stream bound",
+    "global-stream-pool": "refuses other tenants' Watch while one is at its stream bound",
 }
 
 UNARY = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
@@ -192,6 +229,7 @@ UNARY = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge
 MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
                       "CommitOffset", "Import"})
 SHARED_TENANT = "broken-service-shared-tenant"
+HEALTH = "grpc.health.v1.Health"
 DETAILS_KEY = "grpc-status-details-bin"
 FORWARDED = ("memorywire-", "authorization")
 #: The memorywire- metadata keys grpc-binding.md defines (refuse-unknown-metadata).
@@ -206,6 +244,14 @@ NAMED_IDS = {"Update": ("id",), "Delete": ("ids",), "Merge": ("target_id", "sour
 RECORDS_IN = {"Get": "records", "History": "records", "Update": "record", "Merge": "record",
               "Review": "record", "Compact": "summary"}
 HTTP_URI = re.compile(rb"https?://[\x21-\x7e]+")
+#: The largest message the proxy takes and sends (split-import-batches reads
+#: messages larger than the default max_document_bytes).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+#: split-import-batches: the records and bytes of each message sent upstream.
+SPLIT_RECORDS = 100
+SPLIT_BYTES = 4 * 1024 * 1024
+#: drop-for-slow-reader: the events kept for a caller that does not take them.
+SLOW_READER_EVENTS = 32
 
 
 class _Status(NamedTuple):
@@ -229,8 +275,8 @@ class Proxy:
         self.fault = fault
         self.upstream_token = upstream_token
         self.channel = grpc.insecure_channel(upstream, options=[
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-            ("grpc.max_send_message_length", 16 * 1024 * 1024)])
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)])
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         #: The Watch responses relayed, by the cursor of their event (repeat-on-resume).
@@ -243,6 +289,12 @@ class Proxy:
         self._put_ids: dict[str, set[str]] = {}
         #: The tenants of the calls that succeeded (reveal-refused-tenant).
         self._tenants: set[str] = set()
+        #: The Watch streams open, by tenant, and the tenants at their bound:
+        #: the streams they held when refused, and the refusal
+        #: (starve-other-tenants, global-stream-pool).
+        self._watching: dict[str, int] = {}
+        self._at_bound: dict[str, tuple[int, grpc.RpcError]] = {}
+        self._bound_changed = threading.Condition(self._lock)
 
     # -- metadata and statuses --------------------------------------------------------------
 
@@ -441,6 +493,7 @@ class Proxy:
         def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
             self._refuse_metadata(context)
             tenant = self._tenant(context)
+            self._starve(tenant, context)
             data, original = self._request(method, request)
             try:
                 response, call = stub.with_call(data, timeout=context.time_remaining(),
@@ -465,6 +518,10 @@ class Proxy:
 
         def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
             self._refuse_metadata(context)
+            tenant = self._tenant(context)
+            self._starve(tenant, context)
+            if method == "Watch":
+                self._pool_refusal(tenant, context)
             data, _ = self._request(method, request)
             call = stub(data, timeout=context.time_remaining(), metadata=self._metadata(context))
             context.add_callback(call.cancel)
@@ -473,8 +530,14 @@ class Proxy:
                 cursor = _parse("Watch", data).cursor
                 with self._lock:
                     resume = self._events.get(cursor)
+            responses: Iterator[bytes] = call
+            if method == "Watch" and self.fault == "drop-for-slow-reader":
+                responses = _read_ahead(call, SLOW_READER_EVENTS)
+            if method == "Watch":
+                with self._lock:
+                    self._watching[tenant] = self._watching.get(tenant, 0) + 1
             try:
-                for i, response in enumerate(call, start=1):
+                for i, response in enumerate(responses, start=1):
                     self._headers_once(context, call, i)
                     if method == "Watch":
                         if self.fault == "lose-watch-event" and i % 5 == 0:
@@ -488,10 +551,56 @@ class Proxy:
                                 resume = None
                     yield self._response(method, response, None)
             except grpc.RpcError as e:
+                if method == "Watch":
+                    self._note_refusal(tenant, e)
                 if context.is_active():
                     self._abort(context, e)
+            finally:
+                if method == "Watch":
+                    with self._lock:
+                        self._watching[tenant] -= 1
+                        self._bound_changed.notify_all()
 
         return handle
+
+    # -- fair sharing ----------------------------------------------------------------------------
+
+    def _note_refusal(self, tenant: str, e: grpc.RpcError) -> None:
+        """Remember a tenant whose Watch was refused at its bound, with the
+        streams it held then (starve-other-tenants, global-stream-pool)."""
+        failed: Any = e
+        if self.fault in ("starve-other-tenants", "global-stream-pool") and \
+                failed.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            with self._lock:
+                self._at_bound[tenant] = (self._watching.get(tenant, 1) - 1, e)
+
+    def _hog(self, tenant: str) -> tuple[str, grpc.RpcError] | None:
+        """Another tenant that holds as many streams as when it was refused,
+        and its refusal; the lock is held."""
+        for other, (held, refusal) in self._at_bound.items():
+            if other != tenant and held and self._watching.get(other, 0) >= held:
+                return other, refusal
+        return None
+
+    def _starve(self, tenant: str, context: grpc.ServicerContext) -> None:
+        """starve-other-tenants: wait while another tenant is at its bound."""
+        if self.fault != "starve-other-tenants":
+            return
+        with self._lock:
+            deadline = context.time_remaining()
+            waited = self._bound_changed.wait_for(lambda: self._hog(tenant) is None,
+                                                  timeout=deadline)
+        if not waited:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
+
+    def _pool_refusal(self, tenant: str, context: grpc.ServicerContext) -> None:
+        """global-stream-pool: refuse a Watch while another tenant is at its bound."""
+        if self.fault != "global-stream-pool":
+            return
+        with self._lock:
+            hog = self._hog(tenant)
+        if hog is not None:
+            self._abort(context, hog[1])
 
     def _headers_once(self, context: grpc.ServicerContext, call: Any, index: int) -> None:
         if index == 1:
@@ -505,14 +614,28 @@ class Proxy:
         sent: list[bytes] = []
 
         stream_id = self._new_id()
+        terminated = threading.Event()
+        context.add_callback(terminated.set)
 
         def forwarded() -> Iterator[bytes]:
-            for raw in requests:
-                data, op = self._request("Import", raw, stream_id)
-                if op is not None:
-                    original[0] = op
-                sent.append(data)
-                yield data
+            try:
+                for raw in requests:
+                    data, op = self._request("Import", raw, stream_id)
+                    if op is not None:
+                        original[0] = op
+                    for part in (_split_import(data) if self.fault == "split-import-batches"
+                                 else [data]):
+                        sent.append(part)
+                        yield part
+            except grpc.RpcError:
+                if self.fault == "commit-cancelled-import":
+                    return  # the caller cancelled: taken for a half-close
+                raise
+            # The gRPC library may report a cancelled stream as ended a moment
+            # before the cancellation: an exception here cancels upstream.
+            if self.fault != "commit-cancelled-import" and (
+                    terminated.wait(0.05) or not context.is_active()):
+                raise RuntimeError("the caller cancelled the Import")
 
         try:
             response, call = stub.with_call(forwarded(), timeout=context.time_remaining(),
@@ -547,17 +670,87 @@ class Proxy:
 
         return handle
 
+    def _health_check(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        """The upstream health, so that the proxy fails no scenario of health:
+        every fault is caught by the scenarios of its own rule."""
+        stub = self.channel.unary_unary(f"/{HEALTH}/Check")
+        try:
+            return bytes(stub(request, timeout=context.time_remaining()))
+        except grpc.RpcError as e:
+            self._abort(context, e)
+            raise AssertionError("unreachable") from None
+
     def handlers(self) -> list[grpc.GenericRpcHandler]:
         handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
         handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
         handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
         handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
-        out = [grpc.method_handlers_generic_handler(SERVICE, handlers)]
+        out = [grpc.method_handlers_generic_handler(SERVICE, handlers),
+               grpc.method_handlers_generic_handler(HEALTH, {
+                   "Check": grpc.unary_unary_rpc_method_handler(self._health_check)})]
         if self.fault == "strip-reflected-rules":
             out += [grpc.method_handlers_generic_handler(service, {
                 "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                     self._reflection(service))}) for service in reflection.SERVICES]
         return out
+
+
+def _split_import(data: bytes) -> list[bytes]:
+    """split-import-batches: an ImportRequest as messages of at most
+    SPLIT_RECORDS records and about SPLIT_BYTES bytes, each with its envelope."""
+    msg = _parse("Import", data)
+    if len(msg.records) <= SPLIT_RECORDS and len(data) <= SPLIT_BYTES:
+        return [data]
+    parts: list[list[Any]] = [[]]
+    size = 0
+    for record in msg.records:
+        if parts[-1] and (len(parts[-1]) >= SPLIT_RECORDS or size + record.ByteSize() > SPLIT_BYTES):
+            parts.append([])
+            size = 0
+        parts[-1].append(record)
+        size += record.ByteSize()
+    out = []
+    for records in parts:
+        part = _parse("Import", data)
+        del part.records[:]
+        part.records.extend(records)
+        out.append(bytes(part.SerializeToString()))
+    return out
+
+
+def _read_ahead(call: Any, keep: int) -> Iterator[bytes]:
+    """The messages of an upstream stream, read by a thread of its own as
+    fast as they come; at most ``keep`` wait for the caller, and those beyond
+    are dropped."""
+    waiting: collections.deque[bytes] = collections.deque()
+    ready = threading.Condition()
+    state: dict[str, Any] = {"done": False, "failure": None}
+
+    def pump() -> None:
+        try:
+            for message in call:
+                with ready:
+                    if len(waiting) < keep:
+                        waiting.append(message)
+                    ready.notify()
+        except grpc.RpcError as e:
+            state["failure"] = e
+        finally:
+            with ready:
+                state["done"] = True
+                ready.notify()
+
+    threading.Thread(target=pump, name="broken-service-read-ahead", daemon=True).start()
+    while True:
+        with ready:
+            ready.wait_for(lambda: bool(waiting) or state["done"])
+            if waiting:
+                message = waiting.popleft()
+            elif state["failure"] is not None:
+                raise state["failure"]
+            else:
+                return
+        yield message
 
 
 def _without_field_options(data: bytes) -> bytes:
@@ -589,8 +782,8 @@ def serve(fault: str, upstream: str, listen: str,
     proxy = Proxy(upstream, fault, upstream_token)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=64,
                                                     thread_name_prefix="broken-service"),
-                         options=[("grpc.max_receive_message_length", 16 * 1024 * 1024),
-                                  ("grpc.max_send_message_length", 16 * 1024 * 1024),
+                         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                                  ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
                                   ("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers(proxy.handlers())
     port = server.add_insecure_port(listen)

@@ -4,6 +4,9 @@ arrives, and the errors of a store that cannot be written."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -242,6 +245,60 @@ def test_a_stalled_import_is_ended(serve: Callable[..., tuple[MemoryServer, str]
     finally:
         release.set()
         channel.close()
+
+
+def test_a_cancelled_import_never_takes_effect(tmp_path: Path) -> None:
+    """A client that cancels an Import after its messages, without
+    half-closing, leaves nothing: the gRPC library may report such a stream
+    as ended a moment before it reports the cancellation (grpc-binding.md
+    section 6.2). The server runs in a process of its own, where the two
+    reports race as they do in service; the cancellation is repeated."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memorywire.service", "--listen", "127.0.0.1:0", "--store",
+         str(tmp_path / "cancel.sqlite3")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    channel = None
+    assert proc.stderr is not None
+    drain = threading.Thread(target=proc.stderr.read, daemon=True)
+    try:
+        target = ""
+        for line in proc.stderr:
+            if '"event":"listening"' in line:
+                target = json.loads(line)["address"]
+                break
+        assert target, "the server did not start"
+        drain.start()
+        channel = grpc.insecure_channel(target)
+        count = 10
+        for n in range(count):
+            sent, release = threading.Event(), threading.Event()
+
+            def messages(n: int = n, sent: threading.Event = sent,
+                         release: threading.Event = release) -> Iterator[bytes]:
+                yield memorywire.protobuf.encode(
+                    {"specversion": "1.0", "operation_id": f"op-cancel-{n}",
+                     "records": [fact(f"c{n}", "cancelled")]}, type="memorywire.v1.ImportRequest")
+                sent.set()
+                release.wait(10)
+
+            future = channel.stream_unary(f"{SERVICE}/Import").future(
+                messages(), metadata=_md("acme"), timeout=30)
+            assert sent.wait(5)
+            time.sleep(0.2)  # the server waits for the next message
+            future.cancel()
+            release.set()
+        time.sleep(0.3)
+        with Client(target, tenant="acme") as acme:
+            ids = [f"c{n}" for n in range(count)]
+            assert acme.get(ids)["missing_ids"] == ids
+    finally:
+        if channel is not None:
+            channel.close()
+        proc.terminate()
+        proc.wait(10)
+        if drain.is_alive():
+            drain.join(10)
+        proc.stderr.close()
 
 
 @pytest.mark.parametrize(("flags", "message"), [

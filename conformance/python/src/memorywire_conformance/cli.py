@@ -7,6 +7,7 @@
         [--level required|recommended] [--strict] [--case GLOB ...] [--known-failures FILE]
         [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--token-file FILE]
+        [--narrow-token-file FILE]
     memorywire-conformance check-vectors [--vectors DIR] [--spec DIR]
     memorywire-conformance coverage [--vectors DIR] [--spec DIR] [--traceability FILE]
         [--json] [--check] [--assign-ids] [--verbose]

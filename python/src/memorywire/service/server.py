@@ -60,6 +60,11 @@ DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "./memorywire.sqlite3"
 #: How long a connection stays silent before the server pings it.
 KEEPALIVE_SECONDS = 60
+#: How long an Import whose stream ended waits, before it commits, for a
+#: cancellation of the call to show: the gRPC library may report a client
+#: stream that was cancelled as one that ended, a moment before it reports
+#: the cancellation, and a cancelled Import must not take effect.
+IMPORT_SETTLE_SECONDS = 0.05
 #: The shortest life of a paging cursor that ``memorywire serve`` accepts
 #: (operations.md section 4.5: at least one hour).
 MIN_CURSOR_TTL = 3600
@@ -596,6 +601,8 @@ class MemoryServer:
         context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
         op_id, tenant = "", None
         stalled: list[str] = []
+        terminated = threading.Event()
+        context.add_callback(terminated.set)
         try:
             tenant = self._metadata("Import", context)
             with self.admission.admit(tenant, "Import"), \
@@ -614,11 +621,13 @@ class MemoryServer:
                         e.message = f"message {index} of the stream: {e.message}"
                         raise
                     stream.add(msg, unknown)
+                if terminated.wait(IMPORT_SETTLE_SECONDS) or not context.is_active():
+                    raise _Cancelled
                 data = stream.commit()
         except MemorywireError as e:
             self._fail(context, "Import", e, op_id, tenant, started)
             raise AssertionError("unreachable") from None
-        except (grpc.RpcError, _Ended):
+        except (grpc.RpcError, _Ended, _Cancelled):
             # The client cancelled the call, or the monitor ended it.
             if stalled:
                 self._stalled("Import", stalled[0], op_id, tenant, started)
@@ -673,6 +682,10 @@ class MemoryServer:
 
 class _Ended(Exception):
     """The monitor ended a client stream that stalled."""
+
+
+class _Cancelled(Exception):
+    """The client cancelled a stream that the gRPC library reported as ended."""
 
 
 def _timed(requests: Iterator[bytes], waiting: Waiting) -> Iterator[bytes]:

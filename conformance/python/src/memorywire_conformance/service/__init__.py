@@ -23,11 +23,15 @@ from memorywire_conformance.service.client import Client, RpcFailure
 from memorywire_conformance.service.framework import SCENARIOS, Scenario, ServiceSuite
 from memorywire_conformance.service.transport import Security, secure_channel
 
-__all__ = ["MAX_MESSAGE_BYTES", "RpcFailure", "Scenario", "Security", "ServiceSuite",
+__all__ = ["MAX_MESSAGE_BYTES", "MAX_SEND_BYTES", "RpcFailure", "Scenario", "Security",
+           "ServiceSuite",
            "all_scenarios", "capabilities", "open_channel", "select"]
 
 #: The greatest message the runner receives: the default max_document_bytes.
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+#: The greatest message the runner sends: room for a message larger than the
+#: default max_document_bytes, which the service must refuse.
+MAX_SEND_BYTES = 4 * MAX_MESSAGE_BYTES
 
 
 def all_scenarios() -> list[Scenario]:
@@ -37,13 +41,15 @@ def all_scenarios() -> list[Scenario]:
     return list(SCENARIOS)
 
 
-def open_channel(target: str, security: Security | None = None) -> grpc.Channel:
+def open_channel(target: str, security: Security | None = None,
+                 options: Sequence[tuple[str, Any]] = ()) -> grpc.Channel:
     """A channel to ``HOST:PORT``: plain, or with the TLS and the token of
-    ``security``."""
+    ``security``; ``options``: further channel options."""
     return secure_channel(target, security or Security(), [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_SEND_BYTES),
         ("grpc.enable_retries", 0),
+        *options,
     ])
 
 

@@ -241,17 +241,31 @@ class Client:
             raise _failure("Import", e) from None
         return from_message(response)
 
+    def import_future(self, requests: Iterable[Mapping[str, Any]], *, timeout: float | None = None
+                      ) -> Any:
+        """Start an Import whose messages are taken from ``requests`` as the
+        gRPC library sends them (the stream half-closes when it ends); the
+        call's future, whose ``cancel()`` cancels the stream."""
+        stub = self.channel.stream_unary(
+            f"/{SERVICE}/Import", request_serializer=None,
+            response_deserializer=message_class("ImportResponse").FromString)
+        messages = (self.envelope("Import", r).SerializeToString() for r in requests)
+        return stub.future(messages, timeout=timeout or self.timeout,
+                           metadata=self._metadata(DEFAULT, None))
+
     def watch(self, request: Mapping[str, Any] | Message, *, tenant: Any = DEFAULT,
               metadata: Sequence[tuple[str, str]] | None = None,
-              timeout: float | None = None) -> WatchStream:
-        """Open a Watch stream whose deadline is ``timeout`` seconds away."""
+              timeout: float | None = None, paced: bool = False) -> WatchStream:
+        """Open a Watch stream whose deadline is ``timeout`` seconds away;
+        ``paced``: receive a message only when the caller asks for the next
+        event (a client that reads slowly), not as soon as it arrives."""
         stub = self.channel.unary_stream(
             f"/{SERVICE}/Watch", request_serializer=None,
             response_deserializer=message_class("WatchResponse").FromString)
         message = self.envelope("Watch", request)
         call = stub(message.SerializeToString(), timeout=timeout or self.timeout,
                     metadata=self._metadata(tenant, metadata))
-        return WatchStream(call, str(getattr(message, "operation_id", "")))
+        return WatchStream(call, str(getattr(message, "operation_id", "")), paced=paced)
 
 
 class StreamTimeout(Exception):
@@ -259,9 +273,15 @@ class StreamTimeout(Exception):
 
 
 class WatchStream:
-    """A Watch call read by a thread of its own, so that every wait has a timeout."""
+    """A Watch call read by a thread of its own, so that every wait has a timeout.
 
-    def __init__(self, call: Any, operation_id: str) -> None:
+    The thread takes every message as it arrives, or, ``paced``, one message
+    each time the caller asks for the next event: the gRPC library receives a
+    message only when it is asked to, so a paced stream is read as slowly as
+    its caller reads it, and the service sees a slow client.
+    """
+
+    def __init__(self, call: Any, operation_id: str, paced: bool = False) -> None:
         self._call = call
         self.operation_id = operation_id
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -270,12 +290,23 @@ class WatchStream:
         self.ended = False
         self.failure: RpcFailure | None = None
         self._cancelled = False
+        self._paced = paced
+        #: Paced: one release for each message the caller asked for.
+        self._asks = threading.Semaphore(0)
+        self._asked = False
         self._thread = threading.Thread(target=self._pump, name="memorywire-watch", daemon=True)
         self._thread.start()
 
     def _pump(self) -> None:
         try:
-            for msg in self._call:
+            messages = iter(self._call)
+            while True:
+                if self._paced:
+                    self._asks.acquire()
+                try:
+                    msg = next(messages)
+                except StopIteration:
+                    break
                 self._queue.put(("message", from_message(msg)))
             self._queue.put(("end", None))
         except grpc.RpcError as e:
@@ -292,10 +323,14 @@ class WatchStream:
             return None
         if self.failure is not None:
             raise self.failure
+        if self._paced and not self._asked:
+            self._asked = True
+            self._asks.release()
         try:
             kind, item = self._queue.get(timeout=max(timeout, 0.0))
         except queue.Empty:
             raise StreamTimeout(f"no event within {timeout:g} s") from None
+        self._asked = False
         if kind == "end":
             self.ended = True
             return None
@@ -353,6 +388,7 @@ class WatchStream:
         """Cancel the call (the client's way of ending a Watch)."""
         self._cancelled = True
         self._call.cancel()
+        self._asks.release()
         self._thread.join(timeout=2.0)
 
     def __enter__(self) -> WatchStream:

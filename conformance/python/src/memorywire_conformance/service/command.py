@@ -92,7 +92,9 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
 
         suite = ServiceSuite(channel, caps, selected, tenant_prefix=args.tenant_prefix,
                              timeout=args.timeout, token=security.token,
-                             narrow_token=security.narrow_token)
+                             narrow_token=security.narrow_token,
+                             open_channel=lambda options: open_channel(args.target, security,
+                                                                       options))
         results = suite.run(progress)
     finally:
         channel.close()

@@ -37,6 +37,11 @@ __all__ = ["SCENARIOS", "Ctx", "Failure", "Scenario", "ServiceSuite", "Skip", "s
 SUITE = "service"
 #: The greatest number of pages a scenario reads from one cursor chain.
 MAX_PAGES = 200
+#: Channel options that keep the receive window of a channel at the HTTP/2
+#: default of 64 KiB: without probes of the bandwidth, gRPC libraries grow it
+#: to megabytes, which a client that does not read fills before the service
+#: sees it waiting.
+SMALL_WINDOW: tuple[tuple[str, Any], ...] = (("grpc.http2.bdp_probe", 0),)
 
 
 class Failure(Exception):
@@ -143,6 +148,7 @@ class Ctx:
         self.mw = Client(suite.channel, tenant, suite.timeout)
         self._others = 0
         self._streams: list[WatchStream] = []
+        self._channels: list[grpc.Channel] = []
 
     # -- the service ---------------------------------------------------------------------------
 
@@ -172,9 +178,22 @@ class Ctx:
     def client(self, tenant: str | None) -> Client:
         return Client(self.suite.channel, tenant, self.timeout)
 
+    def small_window_client(self) -> Client:
+        """A client of the scenario's tenant on a channel of its own whose
+        receive window stays small (``SMALL_WINDOW``), so that a stream its
+        caller does not read makes the service wait after some 64 KiB; the
+        shared channel when the suite cannot open another."""
+        if self.suite.open_channel is None:
+            return self.mw
+        channel = self.suite.open_channel(SMALL_WINDOW)
+        self._channels.append(channel)
+        return Client(channel, self.tenant, self.timeout)
+
     def close(self) -> None:
         for s in self._streams:
             s.close()
+        for channel in self._channels:
+            channel.close()
 
     # -- checks --------------------------------------------------------------------------------
 
@@ -325,9 +344,10 @@ class Ctx:
         return [r for m in messages for r in m.get("records", [])]
 
     def watch(self, client: Client | None = None, timeout: float | None = None,
-              **request: Any) -> WatchStream:
-        """Open a Watch stream; it is cancelled when the scenario ends."""
-        stream = (client or self.mw).watch(request, timeout=timeout or self.timeout)
+              paced: bool = False, **request: Any) -> WatchStream:
+        """Open a Watch stream (``paced``: read only as the scenario asks for
+        events); it is cancelled when the scenario ends."""
+        stream = (client or self.mw).watch(request, timeout=timeout or self.timeout, paced=paced)
         self._streams.append(stream)
         return stream
 
@@ -388,6 +408,9 @@ class ServiceSuite:
     token: str | None = field(default=None, repr=False)
     #: A token the service accepts that covers none of the scenarios' tenants.
     narrow_token: str | None = field(default=None, repr=False)
+    #: Opens another channel to the service, with extra channel options;
+    #: None when the suite has only ``channel``.
+    open_channel: Callable[[Sequence[tuple[str, Any]]], grpc.Channel] | None = None
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     name = SUITE

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from memorywire_conformance.service import MAX_SEND_BYTES
+from memorywire_conformance.service.client import RpcFailure, new_operation_id
 from memorywire_conformance.service.framework import Ctx, fact, ids_of, message, scenario
+
+MIB = 1024 * 1024
 
 
 @scenario("Required.Service.Export.SequenceOrder", "operations.md#17.1", "grpc-binding.md#7.2",
@@ -164,3 +173,83 @@ def round_trip(ctx: Ctx) -> None:
             ctx.eq(dst.get(key), src.get(key), f"the {key} of {src.get('id')} after the round "
                                                f"trip")
         ctx.eq(dst.get("scope", {}).get("tenant"), b.tenant, "the tenant of an imported record")
+
+
+@scenario("Required.Service.Import.MessageLimits", "grpc-binding.md#7.3", "grpc-binding.md#2.3",
+          "security.md#4")
+def import_message_limits(ctx: Ctx) -> None:
+    """An Import whose second message carries one record more than
+    max_batch_records fails with RESOURCE_EXHAUSTED TOO_MANY_ITEMS at /records
+    (beyond the cap of 1000 that the rules set, INVALID_ARGUMENT
+    COUNT_OUT_OF_RANGE); one whose second message is larger than
+    max_document_bytes fails with RESOURCE_EXHAUSTED, reason
+    DOCUMENT_TOO_LARGE, or without an Error when the gRPC library refuses the
+    message. Nothing of either is written."""
+    limits = ctx.caps.get("limits") or {}
+    batch = min(1000, int(limits.get("max_batch_records") or 1000))
+    code, reason = (("RESOURCE_EXHAUSTED", "TOO_MANY_ITEMS") if batch < 1000 else
+                    ("INVALID_ARGUMENT", "COUNT_OUT_OF_RANGE"))
+    ctx.expect_error(lambda: ctx.mw.import_([
+        {"records": [fact("first", "x")]},
+        {"records": [fact(f"n{i:04d}", "x") for i in range(batch + 1)]}]),
+        code, reason, "/records", what=f"an Import message of {batch + 1} records")
+    written = ["first", "n0000"]
+    document = int(limits.get("max_document_bytes") or 16 * MIB)
+    size = min(int(limits.get("max_string_bytes") or MIB), MIB) - 1024
+    count = document // size + 1
+    # The message must fit what the runner sends, and be too large by its
+    # bytes alone, not by its records.
+    if size > 0 and document + 2 * size <= MAX_SEND_BYTES and count <= batch:
+        big = [fact(f"big-{i:02d}", chr(ord("a") + i % 26) * size) for i in range(count)]
+        try:
+            ctx.mw.import_([{"records": [fact("second", "x")]}, {"records": big}])
+        except RpcFailure as e:
+            if e.error is not None or e.code_name != "RESOURCE_EXHAUSTED":
+                ctx.check_error(e, "RESOURCE_EXHAUSTED", "DOCUMENT_TOO_LARGE",
+                                what=f"an Import message of {count} records of {size} bytes")
+        else:
+            raise ctx.fail(f"an Import message larger than max_document_bytes ({document}) "
+                           "succeeded", expected="RESOURCE_EXHAUSTED", got="OK")
+        written += ["second", "big-00"]
+    ctx.eq(ctx.get(written, include_deleted=True).get("missing_ids"), written,
+           "Get of records of the failed Imports")
+
+
+@scenario("Required.Service.Import.CancelledHasNoEffect", "grpc-binding.md#6.2",
+          "grpc-binding.md#7.3", "operations.md#17.2")
+def import_cancelled(ctx: Ctx) -> None:
+    """An Import that the client cancels after sending its messages, before it
+    half-closes the stream, takes no effect, then or later; sent again whole,
+    with the same operation_id, it is performed."""
+    op = new_operation_id()
+    messages: list[dict[str, Any]] = [
+        {"operation_id": op, "records": [fact("c1", "one"), fact("c2", "two")]},
+        {"operation_id": op, "records": [message("c3", "three")]}]
+    sent, release = threading.Event(), threading.Event()
+
+    def stream() -> Iterator[dict[str, Any]]:
+        yield from messages
+        # Asked for a third message: the library has sent both. The stream
+        # stays open, not half-closed, until the scenario cancels it.
+        sent.set()
+        release.wait(ctx.timeout)
+
+    future = ctx.mw.import_future(stream())
+    try:
+        ctx.check(sent.wait(ctx.wait), f"the Import's messages were not sent within {ctx.wait:g} s")
+        # The time for the messages to reach the service.
+        time.sleep(0.3)
+        if future.done():
+            raise ctx.fail("the Import ended before the client half-closed its stream",
+                           got=repr(future.exception() or future.result()))
+        future.cancel()
+    finally:
+        release.set()
+    ids = ["c1", "c2", "c3"]
+    for _ in range(3):
+        time.sleep(0.2)
+        ctx.eq(ctx.get(ids, include_deleted=True).get("missing_ids"), ids,
+               "Get of the records of the cancelled Import")
+    got = ctx.mw.import_(messages)
+    ctx.eq(got.get("imported"), 3, "imported, when the cancelled Import is sent again")
+    ctx.eq(ids_of(ctx.get(ids).get("records", [])), ids, "Get of the imported records")

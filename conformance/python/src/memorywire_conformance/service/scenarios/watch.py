@@ -6,10 +6,18 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memorywire_conformance.service.client import RpcFailure, StreamTimeout
+from memorywire_conformance.service.client import Client, RpcFailure, StreamTimeout, WatchStream
 from memorywire_conformance.service.framework import Ctx, Skip, fact, message, scenario
 
 SENTINEL = "zz-sentinel"
+#: Records a slow reader falls behind on, and the bytes of each one's text:
+#: together many times the 64 KiB a small receive window holds.
+SLOW_RECORDS = 300
+SLOW_TEXT_BYTES = 2000
+#: How often a slow reader resumes a stream that the service ended.
+MAX_RESUMES = 20
+#: How the service may end a stream whose client is slow (grpc-binding.md 7.1).
+SLOW_END_CODES = ("RESOURCE_EXHAUSTED", "UNAVAILABLE")
 
 
 def _summary(events: Sequence[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
@@ -308,3 +316,82 @@ def resume_with_filter(ctx: Ctx) -> None:
     events = ctx.events_until(ctx.watch(cursor=first[-1].get("cursor"), filter={
         "compare": {"field": "/kind", "operator": "eq", "value": "fact"}}), SENTINEL)
     ctx.eq(_ids(events), ["a2", "a3", SENTINEL], "the facts after the cursor")
+
+
+def _write_slowly_read(ctx: Ctx, stream: WatchStream, take: int) -> list[str]:
+    """Write SLOW_RECORDS records of SLOW_TEXT_BYTES each, then a sentinel,
+    in Puts of 50, taking ``take`` events of the stream after each Put (they
+    stay in ``stream.responses``); the ids written, in order."""
+    ids = []
+    for start in range(0, SLOW_RECORDS, 50):
+        batch = [fact(f"s{i:04d}", chr(ord("a") + i % 26) * SLOW_TEXT_BYTES)
+                 for i in range(start, min(start + 50, SLOW_RECORDS))]
+        ctx.put_ok(*batch)
+        ids += [r["id"] for r in batch]
+        if take:
+            stream.take(take, ctx.wait)
+    ctx.put_ok(fact(SENTINEL, "end"))
+    return [*ids, SENTINEL]
+
+
+def _is_sentinel(event: Mapping[str, Any]) -> bool:
+    return bool(event.get("record", {}).get("id") == SENTINEL)
+
+
+def _read_to_sentinel(ctx: Ctx, client: Client, stream: WatchStream
+                      ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every event of the stream up to the sentinel, those taken already
+    included, resuming from the cursor of the last event each time the
+    service ends the stream as grpc-binding.md 7.1 lets it; and how each
+    stream that did not reach the sentinel ended."""
+    events: list[dict[str, Any]] = []
+    ends: list[str] = []
+    for _ in range(MAX_RESUMES + 1):
+        try:
+            stream.until(_is_sentinel, ctx.wait * 2)
+        except RpcFailure as e:
+            if e.code_name not in SLOW_END_CODES:
+                raise ctx.fail(f"the stream of a slow client ended with {e.describe()}; a "
+                               f"server that cannot keep up ends it with "
+                               f"{' or '.join(SLOW_END_CODES)}", expected=SLOW_END_CODES,
+                               got=e.describe()) from None
+            ends.append(e.code_name)
+        events += [dict(r.get("event", {})) for r in stream.responses]
+        if events and _is_sentinel(events[-1]):
+            return events, ends
+        if stream.failure is None and not stream.ended:
+            raise ctx.fail(f"the stream of a slow client delivered {len(events)} events and "
+                           f"then none for {ctx.wait * 2:g} s, without ending",
+                           got=_summary(events[-5:]))
+        if stream.ended:
+            ends.append("OK")
+        cursor = events[-1].get("cursor") if events else None
+        stream = ctx.watch(client=client, paced=True,
+                           **({"cursor": cursor} if cursor else {"from_start": True}))
+    raise ctx.fail(f"the service ended the stream of a slow client {MAX_RESUMES} times before "
+                   "it delivered the last event", got=ends)
+
+
+@scenario("Required.Service.Watch.SlowReader", "grpc-binding.md#7.1", "security.md#5",
+          needs=("watch",))
+def slow_reader(ctx: Ctx) -> None:
+    """A Watch client that reads more slowly than changes are made (on a
+    channel whose receive window stays small, taking a few events after each
+    Put of 50 records of 2000 bytes) gets every event, in order, none
+    skipped: on one stream, or on streams that the service ends with
+    RESOURCE_EXHAUSTED, UNAVAILABLE or OK and that it resumes from the cursor
+    of its last event."""
+    client = ctx.small_window_client()
+    stream = ctx.watch(client=client, paced=True, from_start=True)
+    written = _write_slowly_read(ctx, stream, take=3)
+    events, ends = _read_to_sentinel(ctx, client, stream)
+    got = _ids(events)
+    if got != written:
+        received = set(got)
+        missing = [i for i in written if i not in received]
+        raise ctx.fail(f"a slow client got {len(got)} events for {len(written)} changes "
+                       f"(streams ended: {', '.join(ends) or 'none'}); first missing: "
+                       f"{missing[:5]}", expected=f"{len(written)} events in order",
+                       got=_summary(events[:3]) + ["..."] + _summary(events[-3:]))
+    ctx.check(all(e.get("type") == "created" for e in events),
+              "a slow client got events of another type than created", got=_summary(events))
