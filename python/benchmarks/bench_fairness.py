@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -202,7 +202,8 @@ class Abuse:
             for _ in range(count):
                 self.streams.append((method, self.channel.unary_stream(f"{SERVICE}/{method}")(
                     self._request(method), metadata=self.md)))
-        jobs = [(self._import, (self._messages(1, True), "stalled-import")) for _ in range(a.stalled_imports)]
+        jobs: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
+            (self._import, (self._messages(1, True), "stalled-import")) for _ in range(a.stalled_imports)]
         jobs.append((self._import, (self._messages(a.import_mib, False), "huge-import")))
         jobs.append((self._writer, ()))
         for target, job_args in jobs:
