@@ -493,6 +493,102 @@ def test_json_number_overflowing_binary64_is_non_finite(member: bytes, pointer: 
     expect("json", HEAD.encode() + b"," + member + b"}", "NON_FINITE_NUMBER", pointer)
 
 
+# An overflowing number sends the reader to its exact parser; a fault after it
+# is still a fault of well-formedness, of the whole document, with its offset.
+@pytest.mark.parametrize(("tail", "reason", "offset"), [
+    (b',"metadata":{"a":1E400,}}', "SYNTAX_ERROR", 87),
+    (b',"metadata":{"a":1E400}} x', "TRAILING_DATA", 89),
+    (b',"metadata":{"a":1E400,', "TRUNCATED", 87),
+    (b',"metadata":{"a":1E400,"b":"x', "TRUNCATED", None),
+    (b',"metadata":{"a":1E400,"b":"\\q"}}', "SYNTAX_ERROR", None),
+    (b',"metadata":{"a":-1e999,"b":NaN}}', "SYNTAX_ERROR", None),
+])
+def test_json_syntax_fault_after_an_overflowing_number(tail: bytes, reason: str, offset: int | None) -> None:
+    error = expect("json", HEAD.encode() + tail, reason, "")
+    assert isinstance(error, DecodeError)
+    if offset is not None:
+        assert f"byte {offset}" in error.message, error.message
+
+
+def test_json_minimal_overflow_then_syntax_fault() -> None:
+    expect("json", b'{"a":1E400,}', "SYNTAX_ERROR", "")
+
+
+def test_json_invalid_utf8_after_an_overflowing_number() -> None:
+    expect("json", HEAD.encode() + b',"metadata":{"a":1e400,"b":"\xff"}}', "INVALID_UTF8", "/metadata/b")
+
+
+# Integer tokens of any length: beyond 19 digits always out of range, and
+# never beyond the interpreter's limit on the digits of an integer's text.
+@pytest.mark.parametrize(("member", "reason", "pointer"), [
+    (b'"metadata":{"a":%s}', "NUMBER_OUT_OF_RANGE", "/metadata/a"),
+    (b'"metadata":{"a":[0,-%s]}', "NUMBER_OUT_OF_RANGE", "/metadata/a/1"),
+    (b'"native":{"framework":"f","record":{"z":{"y":%s}}}', "NUMBER_OUT_OF_RANGE", "/native/record/z/y"),
+    (b'"sequence":%s', "NUMBER_OUT_OF_RANGE", "/sequence"),
+    (b'"revision":-%s', "NUMBER_OUT_OF_RANGE", "/revision"),
+    (b'"key":%s', "TYPE_MISMATCH", "/key"),
+])
+@pytest.mark.parametrize("digits", [20, 25, 400, 4301, 5000, 100_000])
+def test_json_long_integer_tokens(member: bytes, reason: str, pointer: str, digits: int) -> None:
+    token = b"1" + b"2" * (digits - 1)
+    start = time.perf_counter()
+    error = expect("json", HEAD.encode() + b"," + member % token + b"}", reason, pointer)
+    assert time.perf_counter() - start < HANG_GUARD_SECONDS
+    assert len(error.message) < 200, error.message
+
+
+def test_json_long_integer_token_message_names_its_size() -> None:
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":' + b"7" * 5000 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "an integer of more than 30 digits is outside the 64-bit signed range"
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":-' + b"7" * 31 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "a negative integer of more than 30 digits is outside the 64-bit signed range"
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":' + b"7" * 30 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "7" * 30 + " is outside the 64-bit signed range"
+
+
+# In a float field an integer token is the binary64 value nearest to it.
+@pytest.mark.parametrize(("digits", "reason"), [
+    (25, "VALUE_OUT_OF_RANGE"), (309, "VALUE_OUT_OF_RANGE"), (310, "NON_FINITE_NUMBER"),
+    (5000, "NON_FINITE_NUMBER"), (100_000, "NON_FINITE_NUMBER"),
+])
+def test_json_long_integer_tokens_in_a_float_field(digits: int, reason: str) -> None:
+    token = b"1" * digits
+    expect("json", HEAD.encode() + b',"lifecycle":{"importance":' + token + b"}}", reason, "/lifecycle/importance")
+
+
+@pytest.mark.parametrize(("digits", "reason"), [
+    (25, None), (35, None), (39, None), (40, "NUMBER_OUT_OF_RANGE"),
+    (400, "NON_FINITE_NUMBER"), (5000, "NON_FINITE_NUMBER"),
+])
+def test_json_long_integer_tokens_in_a_float32_vector(digits: int, reason: str | None) -> None:
+    token = b"3" * digits
+    data = (HEAD.encode() + b',"embeddings":[{"model":"m","dimensions":2,"values":[-0,' + token + b"]}]}")
+    if reason is None:
+        values = mw_json.decode(data)["embeddings"][0]["values"]
+        assert float(values[1]) == float(token)
+        assert str(values[0]) == "-0.0"
+    else:
+        expect("json", data, reason, "/embeddings/0/values/1")
+
+
+def test_json_long_integer_among_repeated_members_is_a_duplicate() -> None:
+    data = HEAD.encode() + b',"metadata":{"a":' + b"9" * 5000 + b',"a":1}}'
+    expect("json", data, "DUPLICATE_KEY", "/metadata/a")
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("exponent", [64, 200, 16_000])
+def test_long_integers_in_python_documents(sign: int, exponent: int) -> None:
+    doc = fact(metadata={"a": sign * 2**exponent})
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == ("NUMBER_OUT_OF_RANGE", "/metadata/a")
+    assert len(raised.value.message) < 200
+    for encoding in ENCODINGS:
+        with pytest.raises(ValidationError):
+            MODULES[encoding].encode(doc)
+
+
 def test_json_tiny_and_huge_exponents_parse_quickly() -> None:
     start = time.perf_counter()
     assert mw_json.decode(HEAD.encode() + b',"metadata":{"a":0e999999999,"b":1e-400}}')["metadata"]["a"] == 0.0

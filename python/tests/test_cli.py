@@ -218,6 +218,33 @@ def test_progress_line_on_a_terminal() -> None:
     assert "\r  1200 documents, 345678 bytes" in text
 
 
+OVERFLOW_THEN_COMMA = b'{"a":1E400,}'
+LONG_INTEGER = (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":'
+                + b"1" * 5000 + b"}}")
+
+
+@pytest.mark.parametrize(("bad", "reason"), [(OVERFLOW_THEN_COMMA, "SYNTAX_ERROR"),
+                                             (LONG_INTEGER, "NUMBER_OUT_OF_RANGE")])
+def test_every_command_reports_documents_the_exact_parser_refuses(tmp_path: pathlib.Path, bad: bytes,
+                                                                  reason: str) -> None:
+    single = tmp_path / "bad.json"
+    single.write_bytes(bad)
+    lines = tmp_path / "bad.jsonl"
+    good = mjson.encode(make_record(1))
+    lines.write_bytes(good + b"\n" + bad + b"\n" + good + b"\n")
+    status, out, err = run("validate", single, lines)
+    assert status == 1 and err == ""
+    assert out.decode().splitlines() == [
+        line for line in out.decode().splitlines() if line.endswith(f"[{reason}]")]
+    assert out.decode().startswith(f"{single}:1: ") and f"\n{lines}:2: " in out.decode()
+    for args in (["convert", single, "--to", "msgpack"], ["convert", lines, "--to", "protobuf"],
+                 ["inspect", single]):
+        status, out, err = run(*args)
+        assert status == 1 and f"[{reason}]" in err and "Traceback" not in err, (args, err)
+    status, out, err = run("inspect", lines)
+    assert status == 1 and len(parse_all(out.decode())) == 2 and f"{lines}:2: " in err
+
+
 # -- usage errors -------------------------------------------------------------------
 
 

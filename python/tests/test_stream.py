@@ -237,6 +237,27 @@ def test_json_lines_framing_rules() -> None:
     assert last.reason == "TRUNCATED"
 
 
+@pytest.mark.parametrize(("bad", "reason", "pointer"), [
+    (b'{"a":1E400,}', "SYNTAX_ERROR", ""),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":1e999,}}',
+     "SYNTAX_ERROR", ""),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":' + b"4" * 5000 + b"}}",
+     "NUMBER_OUT_OF_RANGE", "/metadata/a"),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"sequence":-' + b"4" * 9000 + b"}",
+     "NUMBER_OUT_OF_RANGE", "/sequence"),
+])
+def test_json_lines_report_a_line_the_exact_parser_refuses_and_go_on(bad: bytes, reason: str,
+                                                                     pointer: str) -> None:
+    doc = mjson.encode(make_record(1))
+    items = results(doc + b"\n" + bad + b"\n" + doc + b"\n", "json")
+    assert [p for p, _ in items] == [1, 2, 3]
+    (position, error), = errors(items)
+    assert position == 2 and isinstance(error, memorywire.MemorywireError)
+    assert (error.reason, error.pointer, error.violations[0].line) == (reason, pointer, 2)
+    with pytest.raises(memorywire.MemorywireError):
+        list(stream.read(io.BytesIO(doc + b"\n" + bad + b"\n"), "json"))
+
+
 def test_json_line_longer_than_the_limit(tmp_path: pathlib.Path) -> None:
     doc = mjson.encode(make_record(2))
     limits = Limits(max_document_bytes=len(doc))
