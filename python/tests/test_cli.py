@@ -6,8 +6,10 @@ import io
 import json
 import os
 import pathlib
+import stat
 import subprocess
 import sys
+import threading
 from typing import Any
 
 import pytest
@@ -256,6 +258,13 @@ def test_every_command_reports_documents_the_exact_parser_refuses(tmp_path: path
     ["validate", "--from", "yaml", "x.json"],
     ["validate", "--output", "xml", "x.json"],
     ["validate", "--max-document-bytes", "0", "x.json"],
+    ["validate", "--max-document-bytes", "-1", "x.json"],
+    ["validate", "--max-document-bytes", "2147483648", "x.json"],
+    ["validate", "--max-document-bytes", "99999999999999999999", "x.json"],
+    ["validate", "--max-document-bytes", "9" * 5000, "x.json"],
+    ["validate", "--max-document-bytes", "1e6", "x.json"],
+    ["convert", "--max-document-bytes", str(2**62), "x.json", "--to", "json"],
+    ["inspect", "--max-document-bytes", str(2**40), "x.json"],
     ["convert", "x.json"],
     ["convert", "x.json", "--to", "cbor"],
 ])
@@ -264,6 +273,26 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     assert status == 2
     assert out == b""
     assert "usage:" in err
+
+
+def test_limit_options_state_and_enforce_their_bounds(tmp_path: pathlib.Path) -> None:
+    low, high = memorywire.limits.BOUNDS["max_document_bytes"]
+    for command in ("validate", "convert", "inspect"):
+        status, out, _ = run(command, "--help")
+        assert status == 0 and f"{low} to {high}".encode() in b" ".join(out.split())
+    status, _, err = run("validate", "--max-document-bytes", str(high + 1), "x.json")
+    assert status == 2 and f"must be from {low} to {high}" in err and "Traceback" not in err
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(mjson.encode(make_record(1)) + b"\n")
+    for encoding, name in (("jsonl", "r.jsonl"), ("msgpack", "r.mpk"), ("protobuf", "r.binpb")):
+        target = tmp_path / name
+        if encoding != "jsonl":
+            assert run("convert", path, "--to", encoding, "-o", target)[0] == 0
+        for limit in (str(low), str(high)):
+            status, _, err = run("validate", "--stream", "--max-document-bytes", limit, target)
+            assert status == (1 if limit == "1" else 0) and "Traceback" not in err, (encoding, limit, err)
+        status, _, err = run("validate", "--max-document-bytes", str(high), target)
+        assert "Traceback" not in err
 
 
 def test_unknown_type_exits_2_with_a_hint(tmp_path: pathlib.Path) -> None:
@@ -287,6 +316,62 @@ def test_unreadable_files_exit_2(tmp_path: pathlib.Path) -> None:
     assert run("convert", tmp_path / "missing.json", "--to", "json")[0] == 2
     status, _, err = run("convert", good, "--to", "json", "-o", tmp_path / "no" / "such" / "out")
     assert status == 2 and "cannot write" in err
+
+
+def test_convert_blames_an_output_it_cannot_write(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    lines = tmp_path / "good.jsonl"
+    lines.write_bytes(mjson.encode(make_record(1)) + b"\n")
+    for source in (good, lines):
+        status, out, err = run("convert", source, "--to", "msgpack", "-o", folder)
+        assert (status, out) == (2, b"")
+        assert err == f"memorywire: error: cannot write {folder}: Is a directory\n", err
+    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "good.json", "good.jsonl"]
+
+
+def test_convert_writes_through_a_symbolic_link_and_into_a_fifo(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    target = tmp_path / "target.pb"
+    link = tmp_path / "link.pb"
+    link.symlink_to(target)
+    assert run("convert", good, "--to", "protobuf", "-o", link)[0] == 0
+    assert link.is_symlink() and target.read_bytes() == mprotobuf.encode(make_record(1))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        status, _, err = run("convert", good, "--to", "msgpack", "-o", fifo)
+    finally:
+        if reader.is_alive():  # unblock the reader if convert never opened the fifo
+            with open(fifo, "wb"):
+                pass
+        reader.join()
+    assert (status, err) == (0, "")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert received == [mmsgpack.encode(make_record(1))]
+
+
+def test_convert_blames_an_output_that_fails_while_written(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    # The whole output is written to standard output at the end; a failing
+    # standard output is named, not the input.
+    class Failing(io.BytesIO):
+        def write(self, data: Any, /) -> int:
+            raise OSError(28, "No space left on device")
+
+    err = io.StringIO()
+    status = cli.run(["convert", os.fspath(good), "--to", "json"], stdin=io.BytesIO(), stdout=Failing(),
+                     stderr=err)
+    assert status == 2
+    assert err.getvalue() == "memorywire: error: cannot write standard output: No space left on device\n"
 
 
 def test_help_and_version() -> None:
