@@ -35,8 +35,8 @@ lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check
 	$(BIN)/memorywire-conformance check-vectors
-	$(BIN)/ruff check python/src python/tests conformance/python tools
-	cd python && ../$(BIN)/python -m mypy src/memorywire
+	$(BIN)/ruff check python/src python/tests python/fuzz conformance/python tools
+	cd python && ../$(BIN)/python -m mypy src/memorywire fuzz
 
 test: lint $(NODE_STAMP)
 	$(BIN)/python -m pytest python/tests conformance/python/tests -q -p no:cacheprovider
