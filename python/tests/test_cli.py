@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import Any
 
+import msgpack
 import pytest
 
 import memorywire
@@ -505,6 +506,29 @@ def test_inspect_reports_invalid_documents(tmp_path: pathlib.Path) -> None:
     assert status == 1
     assert len(parse_all(out.decode())) == 2
     assert err.startswith(f"{path}:2: ")
+
+
+def test_inspect_reports_newer_content_without_a_json_form(tmp_path: pathlib.Path) -> None:
+    plain = msgpack.unpackb(mmsgpack.encode(make_record(1)), timestamp=0)  # its timestamps and bins kept
+    newer = {**plain, "specversion": "1.1", "mood": b"\x00\x01"}
+    path = tmp_path / "newer.mpk"
+    path.write_bytes(msgpack.packb(newer, use_bin_type=True)
+                     + msgpack.packb({**newer, "mood": msgpack.Timestamp(5, 0)}, datetime=False)
+                     + mmsgpack.encode(make_record(2)))
+    status, out, err = run("inspect", "--stream", path)
+    assert status == 1
+    assert err.splitlines() == [f"{path}:{i}: /mood: unknown member of a newer minor version [UNREPRESENTABLE]"
+                                for i in (1, 2)]
+    assert parse_all(out.decode()) == [json.loads(mjson.encode(make_record(2)))]
+
+
+def test_inspect_says_which_protobuf_fields_it_cannot_show(tmp_path: pathlib.Path) -> None:
+    data = mprotobuf.encode({**make_record(1), "specversion": "1.0"}).replace(b"1.0", b"1.1", 1)
+    path = tmp_path / "newer.pb"
+    path.write_bytes(data + bytes([0x98, 0x06, 0x07]))  # field 99, a varint
+    status, out, err = run("inspect", path)
+    assert status == 0 and parse_all(out.decode())[0]["specversion"] == "1.1"
+    assert err == f"{path}:1: note: /99: fields of a newer minor version, not shown\n"
 
 
 # -- the installed command ---------------------------------------------------------

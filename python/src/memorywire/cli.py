@@ -722,9 +722,18 @@ def _inspect(args: argparse.Namespace, ctx: _Context) -> int:
                 ctx.stderr.write(_text_lines(src.name, position, item))
                 status = 1
                 continue
+            try:
+                text = encoder.encode_valid(*item)
+            except MemorywireError as e:  # content of a newer minor version without a JSON form
+                ctx.stderr.write(_text_lines(src.name, position, stream.at_position(e, position)))
+                status = 1
+                continue
             # The canonical JSON form, indented.
-            canonical = orjson.loads(encoder.encode_valid(item[0]))
-            ctx.stdout.write(orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n")
+            ctx.stdout.write(orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2) + b"\n")
+            if item[1].parsed is not None:
+                # Fields of a newer minor version read from Protobuf have no names to show.
+                ctx.stderr.write(f"{src.name}:{position}: note: {', '.join(item[1].unknown)}: "
+                                 "fields of a newer minor version, not shown\n")
     except BrokenPipeError:
         raise
     except OSError as e:

@@ -247,6 +247,8 @@ class Encoder:
             return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
         except orjson.JSONEncodeError as e:
             # Unknown content read from MessagePack (bin, timestamps) has no JSON form.
+            if walk is not None:
+                _document.refuse_unknown(walk, "json")  # names the members
             raise UnrepresentableError("UNREPRESENTABLE", f"the document has no JSON form: {e}",
                                        [Violation("", "UNREPRESENTABLE", str(e))]) from None
 
