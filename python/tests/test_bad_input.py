@@ -516,6 +516,23 @@ def test_json_minimal_overflow_then_syntax_fault() -> None:
 
 def test_json_invalid_utf8_after_an_overflowing_number() -> None:
     expect("json", HEAD.encode() + b',"metadata":{"a":1e400,"b":"\xff"}}', "INVALID_UTF8", "/metadata/b")
+    expect("json", HEAD.encode() + b',"metadata":{"a":' + b"9" * 5000 + b',"b":"\xff"}}', "INVALID_UTF8",
+           "/metadata/b")
+
+
+# Well-formedness (phase 1) comes before the value of a number (phase 3).
+@pytest.mark.parametrize(("member", "pointer"), [
+    (b'"metadata":{"a":1e400},"key":"\\ud800"', "/key"),
+    (b'"metadata":{"a":-1e400,"b\\uDC00":1}', "/metadata"),
+    (b'"metadata":{"a":' + b"7" * 400 + b',"b":["\\udbff"]}', "/metadata/b/0"),
+])
+def test_json_lone_surrogate_escape_after_an_overflowing_number(member: bytes, pointer: str) -> None:
+    expect("json", HEAD.encode() + b"," + member + b"}", "INVALID_UNICODE", pointer)
+
+
+def test_json_surrogate_pair_after_an_overflowing_number_is_one_character() -> None:
+    expect("json", HEAD.encode() + b',"metadata":{"a":1e400},"tags":["\\ud83d\\ude00"]}', "NON_FINITE_NUMBER",
+           "/metadata/a")
 
 
 # Integer tokens of any length: beyond 19 digits always out of range, and

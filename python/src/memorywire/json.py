@@ -77,6 +77,7 @@ class _LongInteger(int):
 
 _NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
 _LONG_INTEGER_TOKEN = re.compile(rb"\d{%d}" % _SHORT_INTEGER)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 def _integer(token: str) -> int:
@@ -215,7 +216,14 @@ class Decoder:
             if _separators(data, escapes) == walk.members and not walk.large_float:
                 _document.raise_errors(walk)
                 return doc, walk
+        refused = doc is None  # by orjson, for a number that overflows
         doc = _exact_parse(data, self.limits.max_depth)
+        if refused and _SURROGATE_ESCAPE.search(data) is not None:
+            # orjson never reached the strings after the number, and the
+            # standard library lets a lone surrogate escape through.
+            pointer = _validate.surrogate(doc)
+            if pointer is not None:
+                raise decode_error("INVALID_UNICODE", pointer, "a string holds a lone surrogate escape")
         if _NEGATIVE_ZERO_TOKEN.search(data) is not None or _LONG_INTEGER_TOKEN.search(data) is not None:
             try:
                 doc = _resolve_tokens(doc, _document.info(self.type))
