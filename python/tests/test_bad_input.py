@@ -563,6 +563,23 @@ def test_json_long_integer_token_message_names_its_size() -> None:
     assert error.message == "7" * 30 + " is outside the 64-bit signed range"
 
 
+@pytest.mark.parametrize(("members", "reason", "pointer"), [
+    ({"lifecycle": {"importance": 10**400}}, "NON_FINITE_NUMBER", "/lifecycle/importance"),
+    ({"lifecycle": {"confidence": -(2**1024)}}, "NON_FINITE_NUMBER", "/lifecycle/confidence"),
+    ({"embeddings": [{"model": "m", "dimensions": 2, "values": [0.5, 2**1100]}]}, "NUMBER_OUT_OF_RANGE",
+     "/embeddings/0/values/1"),
+])
+def test_integers_beyond_binary64_in_float_fields_of_python_documents(members: dict[str, Any], reason: str,
+                                                                        pointer: str) -> None:
+    doc = fact(**members)
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == (reason, pointer)
+    for encoding in ENCODINGS:
+        with pytest.raises(ValidationError):
+            MODULES[encoding].encode(doc)
+
+
 # In a float field an integer token is the binary64 value nearest to it.
 @pytest.mark.parametrize(("digits", "reason"), [
     (25, "VALUE_OUT_OF_RANGE"), (309, "VALUE_OUT_OF_RANGE"), (310, "NON_FINITE_NUMBER"),
