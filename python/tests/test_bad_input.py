@@ -451,6 +451,18 @@ def test_protobuf_value_without_a_kind() -> None:
     expect("protobuf", mw_protobuf.encode(fact()) + listed, "VALUE_KIND_MISSING", "/metadata/a/1")
 
 
+# An empty specversion is the default of the field, the same as none: a record
+# that is read with one would be written without it, and not read back.
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+def test_empty_specversion_of_a_record_is_missing(encoding: str) -> None:
+    doc = fact(specversion="")
+    data = json.dumps(doc).encode() if encoding == "json" else msgpack.packb(doc)
+    expect(encoding, data, "REQUIRED_FIELD_MISSING", "/specversion")
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == ("REQUIRED_FIELD_MISSING", "/specversion")
+
+
 # -- unknown enum values, versions -------------------------------------------------
 
 

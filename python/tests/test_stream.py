@@ -327,6 +327,19 @@ def test_msgpack_invalid_document_then_more() -> None:
     assert (single.value.reason, single.value.pointer) == ("DUPLICATE_KEY", "/fact/text")
 
 
+def test_msgpack_stream_refuses_a_record_it_could_not_write_back() -> None:
+    # Found by fuzzing: a specversion cut to "" (the bytes of "1.0" after it
+    # read as three more objects) was accepted, and written without it.
+    good = mmsgpack.encode(make_record(1))
+    cut = good.replace(b"\xa31.0", b"\xa01.0")
+    assert cut != good
+    items = results(cut + good, "msgpack")
+    assert [(p, getattr(x, "reason", "ok")) for p, x in items] == [
+        (1, "REQUIRED_FIELD_MISSING"), (2, "TYPE_MISMATCH"), (3, "TYPE_MISMATCH"), (4, "TYPE_MISMATCH"),
+        (5, "ok")]
+    assert items[0][1].pointer == "/specversion"
+
+
 def test_msgpack_stops_at_bytes_that_are_not_msgpack() -> None:
     good = mmsgpack.encode(make_record(1))
     items = results(good + b"\xc1" + good, "msgpack")
