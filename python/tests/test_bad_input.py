@@ -463,6 +463,16 @@ def test_empty_specversion_of_a_record_is_missing(encoding: str) -> None:
     assert (raised.value.reason, raised.value.pointer) == ("REQUIRED_FIELD_MISSING", "/specversion")
 
 
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+def test_empty_specversion_of_a_nested_record_is_absent(encoding: str) -> None:
+    record = {k: v for k, v in fact().items() if k != "specversion"}
+    request = {"specversion": "1.0", "operation_id": "op-1", "items": [{"record": {**record, "specversion": ""}}]}
+    data = json.dumps(request).encode() if encoding == "json" else msgpack.packb(request)
+    doc = decode(encoding, data, "memorywire.v1.PutRequest")
+    written = MODULES[encoding].encode(doc, type="memorywire.v1.PutRequest")
+    assert decode(encoding, written, "memorywire.v1.PutRequest")["items"][0]["record"] == record
+
+
 # -- unknown enum values, versions -------------------------------------------------
 
 
