@@ -218,18 +218,18 @@ class Decoder:
                 return doc, walk
         refused = doc is None  # by orjson, for a number that overflows
         doc = _exact_parse(data, self.limits.max_depth)
-        if refused and _SURROGATE_ESCAPE.search(data) is not None:
-            # orjson never reached the strings after the number, and the
-            # standard library lets a lone surrogate escape through.
-            pointer = _validate.surrogate(doc)
-            if pointer is not None:
-                raise decode_error("INVALID_UNICODE", pointer, "a string holds a lone surrogate escape")
-        if _NEGATIVE_ZERO_TOKEN.search(data) is not None or _LONG_INTEGER_TOKEN.search(data) is not None:
-            try:
+        try:
+            if refused and _SURROGATE_ESCAPE.search(data) is not None:
+                # orjson never reached the strings after the number, and the
+                # standard library lets a lone surrogate escape through.
+                pointer = _validate.surrogate(doc)
+                if pointer is not None:
+                    raise decode_error("INVALID_UNICODE", pointer, "a string holds a lone surrogate escape")
+            if _NEGATIVE_ZERO_TOKEN.search(data) is not None or _LONG_INTEGER_TOKEN.search(data) is not None:
                 doc = _resolve_tokens(doc, _document.info(self.type))
-            except RecursionError:
-                raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, self.limits.max_depth) or "",
-                                   "the document nests too deeply") from None
+        except RecursionError:
+            raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, self.limits.max_depth) or "",
+                               "the document nests too deeply") from None
         return doc, _document.validated(doc, self.type, self.limits)
 
 
