@@ -264,6 +264,8 @@ def test_every_command_reports_documents_the_exact_parser_refuses(tmp_path: path
     ["validate", "--max-document-bytes", "99999999999999999999", "x.json"],
     ["validate", "--max-document-bytes", "9" * 5000, "x.json"],
     ["validate", "--max-document-bytes", "1e6", "x.json"],
+    ["validate", "--max-document-bytes", "+-5", "x.json"],
+    ["validate", "--max-document-bytes", "\u0663", "x.json"],
     ["convert", "--max-document-bytes", str(2**62), "x.json", "--to", "json"],
     ["inspect", "--max-document-bytes", str(2**40), "x.json"],
     ["convert", "x.json"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -247,11 +248,11 @@ def _bounded(limit: str) -> Callable[[str], int]:
     low, high = BOUNDS[limit]
 
     def parse(text: str) -> int:
-        digits = text.strip().lstrip("+-")
-        if not digits.isdigit():
+        number = re.fullmatch(r"\s*[+-]?([0-9]+)\s*", text)
+        if number is None:
             raise argparse.ArgumentTypeError(f"not an integer: {text[:40]!r}")
         # A number too long for int() is out of range anyway.
-        value = int(text) if len(digits) <= 30 else high + 1
+        value = int(text) if len(number[1]) <= 30 else high + 1
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {text[:40]}")
         return value
