@@ -444,6 +444,20 @@ def test_invalid_protobuf_wire_format(case: str) -> None:
     expect("protobuf", mw_protobuf.encode(fact()) + tail, "INVALID_WIRE_FORMAT", pointer)
 
 
+@pytest.mark.parametrize("version", ["1.0", "1.1"])
+@pytest.mark.parametrize("number", [2**29, 2**32 - 1, 625561513201438])
+def test_protobuf_field_number_beyond_the_greatest(version: str, number: int) -> None:
+    # Found by fuzzing the length-delimited stream: read as an unknown field of
+    # a newer minor version, such a document could not be written back.
+    data = mw_protobuf.encode(fact()).replace(b"1.0", version.encode(), 1)
+    expect("protobuf", data + S.pb_varint(number << 3) + b"\x01", "INVALID_WIRE_FORMAT")
+    small = S.pb_varint((2**29 - 1) << 3) + b"\x01"  # the greatest is a field like any other
+    if version == "1.0":
+        expect("protobuf", data + small, "UNKNOWN_FIELD")
+    else:
+        assert decode("protobuf", data + small).unread == [f"/{2**29 - 1}"]
+
+
 def test_protobuf_value_without_a_kind() -> None:
     entry = S.pb_len(27, S.pb_len(1, b"a") + S.pb_len(2, b""))
     expect("protobuf", mw_protobuf.encode(fact()) + entry, "VALUE_KIND_MISSING", "/metadata/a")
