@@ -5,11 +5,15 @@ the codec on it:
 
 * any input either decodes or raises a subclass of
   ``memorywire.errors.MemorywireError``, never another exception;
-* what decodes round-trips exactly: decode, encode canonically and decode
-  again gives the same document (1, 1.0 and True differ, and so do 0.0 and
-  -0.0), and encoding that again gives the same bytes;
-* conversion loses nothing: a document converted to another encoding and
-  back is the canonical form of the original.
+* what decodes round-trips exactly: the plain encoder writes its canonical
+  form; that form decoded and encoded again gives the same bytes, and
+  decoded twice the same document (1, 1.0 and True differ, and so do 0.0
+  and -0.0);
+* a stream's errors carry their positions, positions count up, and its valid
+  documents written again and read back give the same stream;
+* conversion loses nothing: the document read from the target encoding is
+  the one read from the canonical source, and converting back gives the
+  canonical source bytes.
 
 An input is a header and a payload. The first byte chooses the message type
 (its low seven bits, an index into ``TYPES``) and the limits (its high bit:
