@@ -51,10 +51,10 @@ lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/schema_sync.py
 	$(BIN)/python conformance/tools/build_vectors.py --check
 	$(BIN)/memorywire-conformance check-vectors
-	$(BIN)/ruff check python/src python/tests python/benchmarks conformance/python tools
+	$(BIN)/ruff check python/src python/tests python/benchmarks python/fuzz conformance/python tools
 
 typecheck: $(STAMP)
-	cd python && ../$(BIN)/python -m mypy src/memorywire
+	cd python && ../$(BIN)/python -m mypy src/memorywire fuzz
 	cd conformance/python && ../../$(BIN)/python -m mypy src/memorywire_conformance
 	$(BIN)/python -m mypy --config-file python/pyproject.toml $(MYPY_TOOLS)
 

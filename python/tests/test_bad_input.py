@@ -444,11 +444,47 @@ def test_invalid_protobuf_wire_format(case: str) -> None:
     expect("protobuf", mw_protobuf.encode(fact()) + tail, "INVALID_WIRE_FORMAT", pointer)
 
 
+@pytest.mark.parametrize("version", ["1.0", "1.1"])
+@pytest.mark.parametrize("number", [2**29, 2**32 - 1, 625561513201438])
+def test_protobuf_field_number_beyond_the_greatest(version: str, number: int) -> None:
+    # Found by fuzzing the length-delimited stream: read as an unknown field of
+    # a newer minor version, such a document could not be written back.
+    data = mw_protobuf.encode(fact()).replace(b"1.0", version.encode(), 1)
+    expect("protobuf", data + S.pb_varint(number << 3) + b"\x01", "INVALID_WIRE_FORMAT")
+    small = S.pb_varint((2**29 - 1) << 3) + b"\x01"  # the greatest is a field like any other
+    if version == "1.0":
+        expect("protobuf", data + small, "UNKNOWN_FIELD")
+    else:
+        assert decode("protobuf", data + small).unread == [f"/{2**29 - 1}"]
+
+
 def test_protobuf_value_without_a_kind() -> None:
     entry = S.pb_len(27, S.pb_len(1, b"a") + S.pb_len(2, b""))
     expect("protobuf", mw_protobuf.encode(fact()) + entry, "VALUE_KIND_MISSING", "/metadata/a")
     listed = S.pb_len(27, S.pb_len(1, b"a") + S.pb_len(2, S.pb_len(6, S.pb_len(1, b"\x08\x00") + S.pb_len(1, b""))))
     expect("protobuf", mw_protobuf.encode(fact()) + listed, "VALUE_KIND_MISSING", "/metadata/a/1")
+
+
+# An empty specversion is the default of the field, the same as none: a record
+# that is read with one would be written without it, and not read back.
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+def test_empty_specversion_of_a_record_is_missing(encoding: str) -> None:
+    doc = fact(specversion="")
+    data = json.dumps(doc).encode() if encoding == "json" else msgpack.packb(doc)
+    expect(encoding, data, "REQUIRED_FIELD_MISSING", "/specversion")
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == ("REQUIRED_FIELD_MISSING", "/specversion")
+
+
+@pytest.mark.parametrize("encoding", ["json", "msgpack"])
+def test_empty_specversion_of_a_nested_record_is_absent(encoding: str) -> None:
+    record = {k: v for k, v in fact().items() if k != "specversion"}
+    request = {"specversion": "1.0", "operation_id": "op-1", "items": [{"record": {**record, "specversion": ""}}]}
+    data = json.dumps(request).encode() if encoding == "json" else msgpack.packb(request)
+    doc = decode(encoding, data, "memorywire.v1.PutRequest")
+    written = MODULES[encoding].encode(doc, type="memorywire.v1.PutRequest")
+    assert decode(encoding, written, "memorywire.v1.PutRequest")["items"][0]["record"] == record
 
 
 # -- unknown enum values, versions -------------------------------------------------
@@ -491,6 +527,136 @@ def test_non_json_number_tokens_are_syntax_errors(token: bytes) -> None:
 ])
 def test_json_number_overflowing_binary64_is_non_finite(member: bytes, pointer: str) -> None:
     expect("json", HEAD.encode() + b"," + member + b"}", "NON_FINITE_NUMBER", pointer)
+
+
+# An overflowing number sends the reader to its exact parser; a fault after it
+# is still a fault of well-formedness, of the whole document, with its offset.
+@pytest.mark.parametrize(("tail", "reason", "offset"), [
+    (b',"metadata":{"a":1E400,}}', "SYNTAX_ERROR", 87),
+    (b',"metadata":{"a":1E400}} x', "TRAILING_DATA", 89),
+    (b',"metadata":{"a":1E400,', "TRUNCATED", 87),
+    (b',"metadata":{"a":1E400,"b":"x', "TRUNCATED", None),
+    (b',"metadata":{"a":1E400,"b":"\\q"}}', "SYNTAX_ERROR", None),
+    (b',"metadata":{"a":-1e999,"b":NaN}}', "SYNTAX_ERROR", None),
+])
+def test_json_syntax_fault_after_an_overflowing_number(tail: bytes, reason: str, offset: int | None) -> None:
+    error = expect("json", HEAD.encode() + tail, reason, "")
+    assert isinstance(error, DecodeError)
+    if offset is not None:
+        assert f"byte {offset}" in error.message, error.message
+
+
+def test_json_minimal_overflow_then_syntax_fault() -> None:
+    expect("json", b'{"a":1E400,}', "SYNTAX_ERROR", "")
+
+
+def test_json_invalid_utf8_after_an_overflowing_number() -> None:
+    expect("json", HEAD.encode() + b',"metadata":{"a":1e400,"b":"\xff"}}', "INVALID_UTF8", "/metadata/b")
+    expect("json", HEAD.encode() + b',"metadata":{"a":' + b"9" * 5000 + b',"b":"\xff"}}', "INVALID_UTF8",
+           "/metadata/b")
+
+
+# Well-formedness (phase 1) comes before the value of a number (phase 3).
+@pytest.mark.parametrize(("member", "pointer"), [
+    (b'"metadata":{"a":1e400},"key":"\\ud800"', "/key"),
+    (b'"metadata":{"a":-1e400,"b\\uDC00":1}', "/metadata"),
+    (b'"metadata":{"a":' + b"7" * 400 + b',"b":["\\udbff"]}', "/metadata/b/0"),
+])
+def test_json_lone_surrogate_escape_after_an_overflowing_number(member: bytes, pointer: str) -> None:
+    expect("json", HEAD.encode() + b"," + member + b"}", "INVALID_UNICODE", pointer)
+
+
+def test_json_surrogate_pair_after_an_overflowing_number_is_one_character() -> None:
+    expect("json", HEAD.encode() + b',"metadata":{"a":1e400},"tags":["\\ud83d\\ude00"]}', "NON_FINITE_NUMBER",
+           "/metadata/a")
+
+
+# Integer tokens of any length: beyond 19 digits always out of range, and
+# never beyond the interpreter's limit on the digits of an integer's text.
+@pytest.mark.parametrize(("member", "reason", "pointer"), [
+    (b'"metadata":{"a":%s}', "NUMBER_OUT_OF_RANGE", "/metadata/a"),
+    (b'"metadata":{"a":[0,-%s]}', "NUMBER_OUT_OF_RANGE", "/metadata/a/1"),
+    (b'"native":{"framework":"f","record":{"z":{"y":%s}}}', "NUMBER_OUT_OF_RANGE", "/native/record/z/y"),
+    (b'"sequence":%s', "NUMBER_OUT_OF_RANGE", "/sequence"),
+    (b'"revision":-%s', "NUMBER_OUT_OF_RANGE", "/revision"),
+    (b'"key":%s', "TYPE_MISMATCH", "/key"),
+])
+@pytest.mark.parametrize("digits", [20, 25, 400, 4301, 5000, 100_000])
+def test_json_long_integer_tokens(member: bytes, reason: str, pointer: str, digits: int) -> None:
+    token = b"1" + b"2" * (digits - 1)
+    start = time.perf_counter()
+    error = expect("json", HEAD.encode() + b"," + member % token + b"}", reason, pointer)
+    assert time.perf_counter() - start < HANG_GUARD_SECONDS
+    assert len(error.message) < 200, error.message
+
+
+def test_json_long_integer_token_message_names_its_size() -> None:
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":' + b"7" * 5000 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "an integer of more than 30 digits is outside the 64-bit signed range"
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":-' + b"7" * 31 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "a negative integer of more than 30 digits is outside the 64-bit signed range"
+    error = expect("json", HEAD.encode() + b',"metadata":{"a":' + b"7" * 30 + b"}}", "NUMBER_OUT_OF_RANGE")
+    assert error.message == "7" * 30 + " is outside the 64-bit signed range"
+
+
+@pytest.mark.parametrize(("members", "reason", "pointer"), [
+    ({"lifecycle": {"importance": 10**400}}, "NON_FINITE_NUMBER", "/lifecycle/importance"),
+    ({"lifecycle": {"confidence": -(2**1024)}}, "NON_FINITE_NUMBER", "/lifecycle/confidence"),
+    ({"embeddings": [{"model": "m", "dimensions": 2, "values": [0.5, 2**1100]}]}, "NUMBER_OUT_OF_RANGE",
+     "/embeddings/0/values/1"),
+])
+def test_integers_beyond_binary64_in_float_fields_of_python_documents(members: dict[str, Any], reason: str,
+                                                                        pointer: str) -> None:
+    doc = fact(**members)
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == (reason, pointer)
+    for encoding in ENCODINGS:
+        with pytest.raises(ValidationError):
+            MODULES[encoding].encode(doc)
+
+
+# In a float field an integer token is the binary64 value nearest to it.
+@pytest.mark.parametrize(("digits", "reason"), [
+    (25, "VALUE_OUT_OF_RANGE"), (309, "VALUE_OUT_OF_RANGE"), (310, "NON_FINITE_NUMBER"),
+    (5000, "NON_FINITE_NUMBER"), (100_000, "NON_FINITE_NUMBER"),
+])
+def test_json_long_integer_tokens_in_a_float_field(digits: int, reason: str) -> None:
+    token = b"1" * digits
+    expect("json", HEAD.encode() + b',"lifecycle":{"importance":' + token + b"}}", reason, "/lifecycle/importance")
+
+
+@pytest.mark.parametrize(("digits", "reason"), [
+    (25, None), (35, None), (39, None), (40, "NUMBER_OUT_OF_RANGE"),
+    (400, "NON_FINITE_NUMBER"), (5000, "NON_FINITE_NUMBER"),
+])
+def test_json_long_integer_tokens_in_a_float32_vector(digits: int, reason: str | None) -> None:
+    token = b"3" * digits
+    data = (HEAD.encode() + b',"embeddings":[{"model":"m","dimensions":2,"values":[-0,' + token + b"]}]}")
+    if reason is None:
+        values = mw_json.decode(data)["embeddings"][0]["values"]
+        assert float(values[1]) == float(token)
+        assert str(values[0]) == "-0.0"
+    else:
+        expect("json", data, reason, "/embeddings/0/values/1")
+
+
+def test_json_long_integer_among_repeated_members_is_a_duplicate() -> None:
+    data = HEAD.encode() + b',"metadata":{"a":' + b"9" * 5000 + b',"a":1}}'
+    expect("json", data, "DUPLICATE_KEY", "/metadata/a")
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("exponent", [64, 200, 16_000])
+def test_long_integers_in_python_documents(sign: int, exponent: int) -> None:
+    doc = fact(metadata={"a": sign * 2**exponent})
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert (raised.value.reason, raised.value.pointer) == ("NUMBER_OUT_OF_RANGE", "/metadata/a")
+    assert len(raised.value.message) < 200
+    for encoding in ENCODINGS:
+        with pytest.raises(ValidationError):
+            MODULES[encoding].encode(doc)
 
 
 def test_json_tiny_and_huge_exponents_parse_quickly() -> None:

@@ -6,10 +6,13 @@ import io
 import json
 import os
 import pathlib
+import stat
 import subprocess
 import sys
+import threading
 from typing import Any
 
+import msgpack
 import pytest
 
 import memorywire
@@ -218,6 +221,33 @@ def test_progress_line_on_a_terminal() -> None:
     assert "\r  1200 documents, 345678 bytes" in text
 
 
+OVERFLOW_THEN_COMMA = b'{"a":1E400,}'
+LONG_INTEGER = (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":'
+                + b"1" * 5000 + b"}}")
+
+
+@pytest.mark.parametrize(("bad", "reason"), [(OVERFLOW_THEN_COMMA, "SYNTAX_ERROR"),
+                                             (LONG_INTEGER, "NUMBER_OUT_OF_RANGE")])
+def test_every_command_reports_documents_the_exact_parser_refuses(tmp_path: pathlib.Path, bad: bytes,
+                                                                  reason: str) -> None:
+    single = tmp_path / "bad.json"
+    single.write_bytes(bad)
+    lines = tmp_path / "bad.jsonl"
+    good = mjson.encode(make_record(1))
+    lines.write_bytes(good + b"\n" + bad + b"\n" + good + b"\n")
+    status, out, err = run("validate", single, lines)
+    assert status == 1 and err == ""
+    assert out.decode().splitlines() == [
+        line for line in out.decode().splitlines() if line.endswith(f"[{reason}]")]
+    assert out.decode().startswith(f"{single}:1: ") and f"\n{lines}:2: " in out.decode()
+    for args in (["convert", single, "--to", "msgpack"], ["convert", lines, "--to", "protobuf"],
+                 ["inspect", single]):
+        status, out, err = run(*args)
+        assert status == 1 and f"[{reason}]" in err and "Traceback" not in err, (args, err)
+    status, out, err = run("inspect", lines)
+    assert status == 1 and len(parse_all(out.decode())) == 2 and f"{lines}:2: " in err
+
+
 # -- usage errors -------------------------------------------------------------------
 
 
@@ -229,6 +259,15 @@ def test_progress_line_on_a_terminal() -> None:
     ["validate", "--from", "yaml", "x.json"],
     ["validate", "--output", "xml", "x.json"],
     ["validate", "--max-document-bytes", "0", "x.json"],
+    ["validate", "--max-document-bytes", "-1", "x.json"],
+    ["validate", "--max-document-bytes", "2147483648", "x.json"],
+    ["validate", "--max-document-bytes", "99999999999999999999", "x.json"],
+    ["validate", "--max-document-bytes", "9" * 5000, "x.json"],
+    ["validate", "--max-document-bytes", "1e6", "x.json"],
+    ["validate", "--max-document-bytes", "+-5", "x.json"],
+    ["validate", "--max-document-bytes", "\u0663", "x.json"],
+    ["convert", "--max-document-bytes", str(2**62), "x.json", "--to", "json"],
+    ["inspect", "--max-document-bytes", str(2**40), "x.json"],
     ["convert", "x.json"],
     ["convert", "x.json", "--to", "cbor"],
 ])
@@ -237,6 +276,26 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     assert status == 2
     assert out == b""
     assert "usage:" in err
+
+
+def test_limit_options_state_and_enforce_their_bounds(tmp_path: pathlib.Path) -> None:
+    low, high = memorywire.limits.BOUNDS["max_document_bytes"]
+    for command in ("validate", "convert", "inspect"):
+        status, out, _ = run(command, "--help")
+        assert status == 0 and f"{low} to {high}".encode() in b" ".join(out.split())
+    status, _, err = run("validate", "--max-document-bytes", str(high + 1), "x.json")
+    assert status == 2 and f"must be from {low} to {high}" in err and "Traceback" not in err
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(mjson.encode(make_record(1)) + b"\n")
+    for encoding, name in (("jsonl", "r.jsonl"), ("msgpack", "r.mpk"), ("protobuf", "r.binpb")):
+        target = tmp_path / name
+        if encoding != "jsonl":
+            assert run("convert", path, "--to", encoding, "-o", target)[0] == 0
+        for limit in (str(low), str(high)):
+            status, _, err = run("validate", "--stream", "--max-document-bytes", limit, target)
+            assert status == (1 if limit == "1" else 0) and "Traceback" not in err, (encoding, limit, err)
+        status, _, err = run("validate", "--max-document-bytes", str(high), target)
+        assert "Traceback" not in err
 
 
 def test_unknown_type_exits_2_with_a_hint(tmp_path: pathlib.Path) -> None:
@@ -260,6 +319,62 @@ def test_unreadable_files_exit_2(tmp_path: pathlib.Path) -> None:
     assert run("convert", tmp_path / "missing.json", "--to", "json")[0] == 2
     status, _, err = run("convert", good, "--to", "json", "-o", tmp_path / "no" / "such" / "out")
     assert status == 2 and "cannot write" in err
+
+
+def test_convert_blames_an_output_it_cannot_write(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    lines = tmp_path / "good.jsonl"
+    lines.write_bytes(mjson.encode(make_record(1)) + b"\n")
+    for source in (good, lines):
+        status, out, err = run("convert", source, "--to", "msgpack", "-o", folder)
+        assert (status, out) == (2, b"")
+        assert err == f"memorywire: error: cannot write {folder}: Is a directory\n", err
+    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "good.json", "good.jsonl"]
+
+
+def test_convert_writes_through_a_symbolic_link_and_into_a_fifo(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    target = tmp_path / "target.pb"
+    link = tmp_path / "link.pb"
+    link.symlink_to(target)
+    assert run("convert", good, "--to", "protobuf", "-o", link)[0] == 0
+    assert link.is_symlink() and target.read_bytes() == mprotobuf.encode(make_record(1))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        status, _, err = run("convert", good, "--to", "msgpack", "-o", fifo)
+    finally:
+        if reader.is_alive():  # unblock the reader if convert never opened the fifo
+            with open(fifo, "wb"):
+                pass
+        reader.join()
+    assert (status, err) == (0, "")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert received == [mmsgpack.encode(make_record(1))]
+
+
+def test_convert_blames_an_output_that_fails_while_written(tmp_path: pathlib.Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_bytes(mjson.encode(make_record(1)))
+    # The whole output is written to standard output at the end; a failing
+    # standard output is named, not the input.
+    class Failing(io.BytesIO):
+        def write(self, data: Any, /) -> int:
+            raise OSError(28, "No space left on device")
+
+    err = io.StringIO()
+    status = cli.run(["convert", os.fspath(good), "--to", "json"], stdin=io.BytesIO(), stdout=Failing(),
+                     stderr=err)
+    assert status == 2
+    assert err.getvalue() == "memorywire: error: cannot write standard output: No space left on device\n"
 
 
 def test_help_and_version() -> None:
@@ -393,6 +508,29 @@ def test_inspect_reports_invalid_documents(tmp_path: pathlib.Path) -> None:
     assert status == 1
     assert len(parse_all(out.decode())) == 2
     assert err.startswith(f"{path}:2: ")
+
+
+def test_inspect_reports_newer_content_without_a_json_form(tmp_path: pathlib.Path) -> None:
+    plain = msgpack.unpackb(mmsgpack.encode(make_record(1)), timestamp=0)  # its timestamps and bins kept
+    newer = {**plain, "specversion": "1.1", "mood": b"\x00\x01"}
+    path = tmp_path / "newer.mpk"
+    path.write_bytes(msgpack.packb(newer, use_bin_type=True)
+                     + msgpack.packb({**newer, "mood": msgpack.Timestamp(5, 0)}, datetime=False)
+                     + mmsgpack.encode(make_record(2)))
+    status, out, err = run("inspect", "--stream", path)
+    assert status == 1
+    assert err.splitlines() == [f"{path}:{i}: /mood: unknown member of a newer minor version [UNREPRESENTABLE]"
+                                for i in (1, 2)]
+    assert parse_all(out.decode()) == [json.loads(mjson.encode(make_record(2)))]
+
+
+def test_inspect_says_which_protobuf_fields_it_cannot_show(tmp_path: pathlib.Path) -> None:
+    data = mprotobuf.encode({**make_record(1), "specversion": "1.0"}).replace(b"1.0", b"1.1", 1)
+    path = tmp_path / "newer.pb"
+    path.write_bytes(data + bytes([0x98, 0x06, 0x07]))  # field 99, a varint
+    status, out, err = run("inspect", path)
+    assert status == 0 and parse_all(out.decode())[0]["specversion"] == "1.1"
+    assert err == f"{path}:1: note: /99: fields of a newer minor version, not shown\n"
 
 
 # -- the installed command ---------------------------------------------------------

@@ -237,6 +237,27 @@ def test_json_lines_framing_rules() -> None:
     assert last.reason == "TRUNCATED"
 
 
+@pytest.mark.parametrize(("bad", "reason", "pointer"), [
+    (b'{"a":1E400,}', "SYNTAX_ERROR", ""),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":1e999,}}',
+     "SYNTAX_ERROR", ""),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"metadata":{"a":' + b"4" * 5000 + b"}}",
+     "NUMBER_OUT_OF_RANGE", "/metadata/a"),
+    (b'{"specversion":"1.0","id":"x","kind":"fact","fact":{"text":"x"},"sequence":-' + b"4" * 9000 + b"}",
+     "NUMBER_OUT_OF_RANGE", "/sequence"),
+])
+def test_json_lines_report_a_line_the_exact_parser_refuses_and_go_on(bad: bytes, reason: str,
+                                                                     pointer: str) -> None:
+    doc = mjson.encode(make_record(1))
+    items = results(doc + b"\n" + bad + b"\n" + doc + b"\n", "json")
+    assert [p for p, _ in items] == [1, 2, 3]
+    (position, error), = errors(items)
+    assert position == 2 and isinstance(error, memorywire.MemorywireError)
+    assert (error.reason, error.pointer, error.violations[0].line) == (reason, pointer, 2)
+    with pytest.raises(memorywire.MemorywireError):
+        list(stream.read(io.BytesIO(doc + b"\n" + bad + b"\n"), "json"))
+
+
 def test_json_line_longer_than_the_limit(tmp_path: pathlib.Path) -> None:
     doc = mjson.encode(make_record(2))
     limits = Limits(max_document_bytes=len(doc))
@@ -304,6 +325,19 @@ def test_msgpack_invalid_document_then_more() -> None:
     with pytest.raises(memorywire.DecodeError) as single:
         mmsgpack.decode(duplicate)
     assert (single.value.reason, single.value.pointer) == ("DUPLICATE_KEY", "/fact/text")
+
+
+def test_msgpack_stream_refuses_a_record_it_could_not_write_back() -> None:
+    # Found by fuzzing: a specversion cut to "" (the bytes of "1.0" after it
+    # read as three more objects) was accepted, and written without it.
+    good = mmsgpack.encode(make_record(1))
+    cut = good.replace(b"\xa31.0", b"\xa01.0")
+    assert cut != good
+    items = results(cut + good, "msgpack")
+    assert [(p, getattr(x, "reason", "ok")) for p, x in items] == [
+        (1, "REQUIRED_FIELD_MISSING"), (2, "TYPE_MISMATCH"), (3, "TYPE_MISMATCH"), (4, "TYPE_MISMATCH"),
+        (5, "ok")]
+    assert items[0][1].pointer == "/specversion"
 
 
 def test_msgpack_stops_at_bytes_that_are_not_msgpack() -> None:

@@ -40,6 +40,11 @@ FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.
 _MISSING = object()
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: Integers from this magnitude on are named by their size in messages: the
+#: interpreter may refuse to write their digits, and they are of no use.
+LONG_INTEGER = 10**30
+#: The least integer that rounds to infinity as binary64 (2^1024 - 2^970).
+_FLOAT_INT_END = 2**1024 - 2**970
 _LITTLE = sys.byteorder == "little"
 
 _TIMESTAMP = re.compile(
@@ -48,6 +53,13 @@ _TIMESTAMP = re.compile(
 )
 # The unused bits before padding are zero, so that each byte string has one spelling.
 _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?")
+
+
+def _int_text(v: int) -> str:
+    """An integer for a message."""
+    if -LONG_INTEGER < v < LONG_INTEGER:
+        return str(v)
+    return f"{'a negative' if v < 0 else 'an'} integer of more than 30 digits"
 
 
 def _jtype(v: Any) -> str:
@@ -85,7 +97,12 @@ def check_vector(v: list[Any], p: str, w: Any) -> None:
             if type(x) is not float and type(x) is not int:
                 w.fail(f"{p}/{i}", "TYPE_MISMATCH", f"expected a number, got {_jtype(x)}")
                 return
-    raw = array("f", v)
+    try:
+        raw = array("f", v)
+    except OverflowError:  # an integer beyond binary64
+        i = next(i for i, x in enumerate(v) if type(x) is int and not -_FLOAT_INT_END < x < _FLOAT_INT_END)
+        w.fail(f"{p}/{i}", "NUMBER_OUT_OF_RANGE", f"{_int_text(v[i])} overflows binary32")
+        return
     if not _LITTLE:
         raw.byteswap()
     for i, x in enumerate(v) if not vector_finite(raw.tobytes()) else ():
@@ -177,7 +194,7 @@ def check_value(v: Any, p: str, w: Any, depth: int) -> None:
             check_string_bytes(v, p, w)
     elif t is int:
         if v < INT64_MIN or v > INT64_MAX:
-            w.fail(p, "NUMBER_OUT_OF_RANGE", f"{v} is outside the 64-bit signed range")
+            w.fail(p, "NUMBER_OUT_OF_RANGE", f"{_int_text(v)} is outside the 64-bit signed range")
     elif t is float:
         if v - v != 0:
             w.fail(p, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")
@@ -501,12 +518,15 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
     elif k == m.UINT:
         src.add(ind, f"if type({var}) is not int:")
         src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an integer, got " + _jtype({var}))')
+        # Possibly an integer token too long for the fast JSON parser.
+        src.add(ind + 1, f"w.large_float = w.large_float or type({var}) is float")
         type_max = f.type_max
         src.add(ind, f"elif {var} < 0 or {var} > {type_max}:")
-        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{{var}}} is outside 0..{type_max}")')
+        src.add(ind + 1, f'w.fail({ptr}, "NUMBER_OUT_OF_RANGE", f"{{_int_text({var})}} is outside 0..{type_max}")')
         if f.uint_max < type_max:
             src.add(ind, f"elif {var} > {f.uint_max}:")
-            src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is greater than {f.uint_max}")')
+            src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", '
+                             f'f"{{_int_text({var})}} is greater than {f.uint_max}")')
         if f.minimum is not None and f.minimum > 0:
             src.add(ind, f"elif {var} < {int(f.minimum)}:")
             src.add(ind + 1, f'w.fail({ptr}, "VALUE_OUT_OF_RANGE", f"{{{var}}} is less than {int(f.minimum)}")')
@@ -519,6 +539,8 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected a number, got " + _jtype({var}))')
         src.add(ind, f"elif t is float and {var} - {var} != 0:")
         src.add(ind + 1, f'w.fail({ptr}, "NON_FINITE_NUMBER", "NaN and infinities are not allowed")')
+        src.add(ind, f"elif t is int and not -FLOAT_INT_END < {var} < FLOAT_INT_END:")
+        src.add(ind + 1, f'w.fail({ptr}, "NON_FINITE_NUMBER", _int_text({var}) + " rounds to infinity")')
         if f.minimum is not None or f.maximum is not None:
             lo = f.minimum if f.minimum is not None else -math.inf
             hi = f.maximum if f.maximum is not None else math.inf
@@ -816,7 +838,8 @@ def _build() -> dict[str, Any]:
         _gen_un(src, info)
         _gen_pb(src, info)
     namespace: dict[str, Any] = {
-        "_jtype": _jtype, "timestamp_ok": timestamp_ok, "check_vector": check_vector,
+        "_jtype": _jtype, "_int_text": _int_text, "FLOAT_INT_END": _FLOAT_INT_END,
+        "timestamp_ok": timestamp_ok, "check_vector": check_vector,
         "check_unknown_enum": check_unknown_enum, "check_format": check_format,
         "check_member_names": check_member_names,
         "check_string_bytes": check_string_bytes, "check_value": check_value,

@@ -28,7 +28,9 @@ def json_surrogate(data: bytes) -> str | None:
     """The pointer of the first string that holds invalid UTF-8 or a lone
     surrogate escape; a member name that does holds its object's pointer."""
     try:
-        doc = _stdjson.loads(data.decode("utf-8", "surrogateescape"))
+        # Only the strings matter: numbers are read as floats, which have no
+        # limit on their digits.
+        doc = _stdjson.loads(data.decode("utf-8", "surrogateescape"), parse_int=float)
     except (ValueError, RecursionError):
         return None
     return _find_surrogate(doc, "")

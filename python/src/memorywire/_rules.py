@@ -94,7 +94,7 @@ def _record(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     # minor version, a known payload member is a mismatch even beside unknown
     # content named like the kind (spec/v1/versioning.md, section 3.2).
     if type(kind) is str and kind in _KINDS and not tombstone and doc.get(kind) is not None:
-        if ptr and "specversion" in doc:
+        if ptr and doc.get("specversion", "") != "":  # "" is the default: absent
             w.fail_late(f"{ptr}/specversion", "UNKNOWN_FIELD",
                         "a record inside another document inherits its specversion and MUST NOT carry one")
         return  # the common case; a second payload is a oneof conflict the walk reports
@@ -109,7 +109,7 @@ def _record(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     elif not (w.tolerant and any(k not in _RECORD_FIELDS for k in doc)):
         # In a document of a newer minor version, unknown content may be the payload.
         w.fail_late(ptr, "REQUIRED_FIELD_MISSING", "a record carries exactly one payload")
-    if ptr and "specversion" in doc:
+    if ptr and doc.get("specversion", "") != "":
         w.fail_late(f"{ptr}/specversion", "UNKNOWN_FIELD",
                     "a record inside another document inherits its specversion and MUST NOT carry one")
 

@@ -23,6 +23,8 @@ from memorywire._codec import Float32Values, vector_finite
 _LITTLE = sys.byteorder == "little"
 _unpack_double = struct.Struct("<d").unpack_from
 _VALUE = m.message("Value")
+#: The greatest field number of the Protobuf encoding.
+MAX_FIELD_NUMBER = 2**29 - 1
 
 
 class Fault(Exception):
@@ -83,7 +85,7 @@ class Reader:
     def other(self, number: int, wire: int, pos: int, end: int, ptr: str, message: str) -> int:
         """A field a helper message (Timestamp, MapEntry, Value ...) does not
         define: a fault, or in a newer minor version skipped."""
-        if number == 0 or wire in (3, 4, 6, 7):
+        if not 0 < number <= MAX_FIELD_NUMBER or wire in (3, 4, 6, 7):
             raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {number << 3 | wire} is not valid")
         if not self.tolerant:
             raise Fault("UNKNOWN_FIELD", f"{ptr}/{number}", f"{message} has no field number {number}")
@@ -100,7 +102,7 @@ class Reader:
         while pos < end:
             key, pos = self.varint(pos, end, ptr)
             number, wire = key >> 3, key & 7
-            if number == 0 or wire in (3, 4, 6, 7):
+            if not 0 < number <= MAX_FIELD_NUMBER or wire in (3, 4, 6, 7):
                 raise Fault("INVALID_WIRE_FORMAT", ptr, f"tag {key} is not valid")
             f = by_number.get(number)
             if f is None:

@@ -8,13 +8,16 @@ read or written).
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import re
+import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, TypeVar
 
 import orjson
 
@@ -28,12 +31,14 @@ from memorywire.errors import (
     Violation,
     decode_error,
 )
-from memorywire.limits import Limits
+from memorywire.limits import BOUNDS, Limits
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
 __all__ = ["main", "run"]
+
+_T = TypeVar("_T")
 
 PROG = "memorywire"
 DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
@@ -183,9 +188,11 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
     common.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="read the input as a stream of documents (default: only "
                              ".jsonl and .ndjson files and --from jsonl are streams)")
-    common.add_argument("--max-document-bytes", type=_positive, metavar="N",
+    low, high = BOUNDS["max_document_bytes"]
+    common.add_argument("--max-document-bytes", type=_bounded("max_document_bytes"), metavar="N",
                         default=Limits().max_document_bytes,
-                        help="the greatest size of one document (default: %(default)s)")
+                        help=f"the greatest size of one document in bytes, {low} to {high} "
+                             "(default: %(default)s)")
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     validate = sub.add_parser(
@@ -243,14 +250,21 @@ def _testee(args: argparse.Namespace, ctx: _Context) -> int:
     return Testee().serve(ctx.stdin, ctx.stdout)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
+def _bounded(limit: str) -> Callable[[str], int]:
+    """The argument type of a limit: an integer within its BOUNDS."""
+    low, high = BOUNDS[limit]
+
+    def parse(text: str) -> int:
+        number = re.fullmatch(r"\s*[+-]?([0-9]+)\s*", text)
+        if number is None:
+            raise argparse.ArgumentTypeError(f"not an integer: {text[:40]!r}")
+        # A number too long for int() is out of range anyway.
+        value = int(text) if len(number[1]) <= 30 else high + 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}: {text[:40]}")
+        return value
+
+    return parse
 
 
 def resolve_type(name: str) -> str | None:
@@ -553,43 +567,82 @@ def _validate(args: argparse.Namespace, ctx: _Context) -> int:
 
 class _Output:
     """Where convert writes: a temporary file, moved into place (or copied to
-    standard output) only when the whole input has been converted."""
+    standard output) only when the whole input has been converted. A failure
+    to write is a _Usage error that names the output."""
 
     def __init__(self, path: str, ctx: _Context) -> None:
         self._path = path
         self._ctx = ctx
         self._tmp: str | None = None
-        self.fp: BinaryIO
-        if path == "-":
-            self.fp = tempfile.TemporaryFile()
-            return
-        folder = os.path.dirname(os.path.abspath(path))
+        self._target = path
+        self._fp: BinaryIO
+        if path != "-":
+            try:
+                mode = os.stat(path).st_mode
+            except FileNotFoundError:
+                mode = stat.S_IFREG
+            except OSError as e:
+                raise self._error(e) from None
+            if stat.S_ISDIR(mode):
+                raise self._error(IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+            if stat.S_ISREG(mode):
+                # A symbolic link stays one: the file it names is replaced.
+                self._target = os.path.realpath(path)
+                fd, self._tmp = self._guarded(
+                    tempfile.mkstemp, prefix=f".{os.path.basename(self._target)}.", suffix=".tmp",
+                    dir=os.path.dirname(self._target))
+                self._fp = os.fdopen(fd, "wb")
+                return
+        # Standard output, or a file that is not a regular one (a FIFO, a
+        # device): written at the end, in place.
+        self._fp = self._guarded(self._temporary)
+
+    @staticmethod
+    def _temporary() -> BinaryIO:
+        return tempfile.TemporaryFile()
+
+    def _error(self, e: OSError) -> _Usage:
+        name = "standard output" if self._path == "-" else self._path
+        return _Usage(f"cannot write {name}: {e.strerror or e}")
+
+    def _guarded(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         try:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                             dir=folder)
+            return fn(*args, **kwargs)
+        except BrokenPipeError:
+            raise
         except OSError as e:
-            raise _Usage(f"cannot write {path}: {e.strerror or e}") from None
-        self.fp = os.fdopen(fd, "wb")
+            raise self._error(e) from None
+
+    def _open_in_place(self) -> BinaryIO:
+        return open(self._path, "wb")
+
+    def write(self, data: bytes, /) -> int:
+        return self._guarded(self._fp.write, data)
 
     def commit(self) -> None:
         if self._tmp is None:
-            self.fp.seek(0)
-            while True:
-                chunk = self.fp.read(64 * 1024)
-                if not chunk:
-                    break
-                self._ctx.stdout.write(chunk)
-            self.fp.close()
+            sink = self._ctx.stdout if self._path == "-" else self._guarded(self._open_in_place)
+            try:
+                self._fp.seek(0)
+                while True:
+                    chunk = self._fp.read(64 * 1024)
+                    if not chunk:
+                        break
+                    self._guarded(sink.write, chunk)
+            finally:
+                if sink is not self._ctx.stdout:
+                    self._guarded(sink.close)
+            self._fp.close()
             return
-        self.fp.close()
+        self._guarded(self._fp.close)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(self._tmp, 0o666 & ~umask)
-        os.replace(self._tmp, self._path)
+        self._guarded(os.chmod, self._tmp, 0o666 & ~umask)
+        self._guarded(os.replace, self._tmp, self._target)
         self._tmp = None
 
     def discard(self) -> None:
-        self.fp.close()
+        self._fp.close()
         if self._tmp is not None:
             try:
                 os.unlink(self._tmp)
@@ -623,8 +676,11 @@ def _convert(args: argparse.Namespace, ctx: _Context) -> int:
             out.commit()
     except BrokenPipeError:
         raise
+    except _Usage as e:  # the output cannot be written
+        done = False
+        return _usage(ctx, str(e))
     except OSError as e:
-        return _usage(ctx, f"cannot convert {args.file}: {e.strerror or e}")
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
     finally:
         if progress is not None:
             progress.clear()
@@ -644,14 +700,14 @@ def _convert_document(src: _Source, target: str, out: _Output, args: argparse.Na
         return False
     if args.to == "jsonl":
         result += b"\n"
-    out.fp.write(result)
+    out.write(result)
     return True
 
 
 def _convert_stream(src: _Source, target: str, out: _Output, args: argparse.Namespace,
                     ctx: _Context, progress: _Progress | None) -> bool:
     encoding = _stream_encoding(src)
-    writer = stream.Writer(out.fp, target, type=args.type, limits=ctx.limits)
+    writer = stream.Writer(out, target, type=args.type, limits=ctx.limits)
     for position, item in _documents(src, encoding, args, ctx, progress):
         error: MemorywireError | None = None
         if isinstance(item, MemorywireError):
@@ -686,9 +742,18 @@ def _inspect(args: argparse.Namespace, ctx: _Context) -> int:
                 ctx.stderr.write(_text_lines(src.name, position, item))
                 status = 1
                 continue
+            try:
+                text = encoder.encode_valid(*item)
+            except MemorywireError as e:  # content of a newer minor version without a JSON form
+                ctx.stderr.write(_text_lines(src.name, position, stream.at_position(e, position)))
+                status = 1
+                continue
             # The canonical JSON form, indented.
-            canonical = orjson.loads(encoder.encode_valid(item[0]))
-            ctx.stdout.write(orjson.dumps(canonical, option=orjson.OPT_INDENT_2) + b"\n")
+            ctx.stdout.write(orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2) + b"\n")
+            if item[1].parsed is not None:
+                # Fields of a newer minor version read from Protobuf have no names to show.
+                ctx.stderr.write(f"{src.name}:{position}: note: {', '.join(item[1].unknown)}: "
+                                 "fields of a newer minor version, not shown\n")
     except BrokenPipeError:
         raise
     except OSError as e:

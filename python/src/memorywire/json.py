@@ -17,6 +17,7 @@ import orjson
 from memorywire import _diagnose, _document
 from memorywire import _model as m
 from memorywire import validation as _validate
+from memorywire._compiled import LONG_INTEGER
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import UnrepresentableError, Violation, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -56,11 +57,39 @@ class _Duplicate(Exception):
     pass
 
 
+#: The longest integer token parsed as it is: a sign and 30 digits. Every
+#: integer range of the format ends within 19 digits.
+_SHORT_INTEGER = 31
+
+
 class _NegativeZero(int):
     """The integer token -0, which is -0.0 in a float field and 0 elsewhere."""
 
 
+class _LongInteger(int):
+    """An integer token longer than ``_SHORT_INTEGER``, which the interpreter
+    may refuse to turn into an int. In a float field it is the binary64 value
+    of its text; elsewhere ``_compiled.LONG_INTEGER`` of its sign, beyond
+    every integer range and named by its size in messages."""
+
+    text: str
+
+
 _NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
+_LONG_INTEGER_TOKEN = re.compile(rb"\d{%d}" % _SHORT_INTEGER)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def _integer(token: str) -> int:
+    if len(token) <= _SHORT_INTEGER:
+        return _NegativeZero(0) if token == "-0" else int(token)
+    value = _LongInteger(-LONG_INTEGER if token[0] == "-" else LONG_INTEGER)
+    value.text = token
+    return value
+
+
+def _constant(token: str) -> Any:
+    raise decode_error("SYNTAX_ERROR", "", f"{token} is not JSON")
 
 
 def _parse(data: bytes, max_depth: int) -> Any:
@@ -81,6 +110,30 @@ def _parse(data: bytes, max_depth: int) -> Any:
         raise decode_error(reason, pointer or "", f"not a JSON document: {text}") from None
 
 
+#: Faults the standard library's parser reports by message, other than syntax.
+_STDJSON_REASONS = (("Extra data", "TRAILING_DATA"), ("Unterminated string", "TRUNCATED"))
+
+
+def _stdjson_loads(data: bytes, max_depth: int, pairs: Any) -> Any:
+    """Parse with the standard library; its faults as DecodeErrors."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise decode_error("INVALID_UTF8", _diagnose.json_surrogate(data) or "",
+                           f"not valid UTF-8 at byte {e.start}") from None
+    try:
+        return _stdjson.loads(text, object_pairs_hook=pairs, parse_int=_integer, parse_constant=_constant)
+    except RecursionError:
+        raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, max_depth) or "",
+                           "the document nests too deeply") from None
+    except _stdjson.JSONDecodeError as e:
+        reason = next((r for needle, r in _STDJSON_REASONS if e.msg.startswith(needle)), "SYNTAX_ERROR")
+        if reason == "SYNTAX_ERROR" and not text[e.pos:].strip(" \t\r\n"):
+            reason = "TRUNCATED"  # the text ends where more was expected
+        offset = len(text[:e.pos].encode("utf-8"))
+        raise decode_error(reason, "", f"not a JSON document: {e.msg} at byte {offset}") from None
+
+
 def _exact_parse(data: bytes, max_depth: int) -> Any:
     """Parse with the standard library, which keeps long integers exact and
     lets us see repeated member names."""
@@ -93,41 +146,40 @@ def _exact_parse(data: bytes, max_depth: int) -> Any:
             out[k] = v
         return out
 
-    def integer(token: str) -> int:
-        return _NegativeZero(0) if token == "-0" else int(token)
-
-    def constant(token: str) -> Any:
-        raise decode_error("SYNTAX_ERROR", "", f"{token} is not JSON")
-
     try:
-        return _stdjson.loads(data, object_pairs_hook=pairs, parse_int=integer,
-                              parse_constant=constant)
-    except RecursionError:
-        raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, max_depth) or "",
-                           "the document nests too deeply") from None
+        return _stdjson_loads(data, max_depth, pairs)
     except _Duplicate:
-        pointer = _diagnose.find_duplicate(_stdjson.loads(data, object_pairs_hook=_diagnose.PairList), "") or ""
+        pointer = _diagnose.find_duplicate(_stdjson_loads(data, max_depth, _diagnose.PairList), "") or ""
         raise decode_error("DUPLICATE_KEY", pointer,
                            f"the member {pointer.rsplit('/', 1)[-1]!r} appears twice") from None
 
 
-def _negative_zero(node: Any, info: m.MessageInfo | None) -> Any:
-    """Resolve the token -0: -0.0 in a float field, the integer 0 elsewhere."""
-    if type(node) is _NegativeZero:
+def _float_token(v: Any) -> Any:
+    if type(v) is _NegativeZero:
+        return -0.0
+    if type(v) is _LongInteger:
+        return float(v.text)
+    return v
+
+
+def _resolve_tokens(node: Any, info: m.MessageInfo | None) -> Any:
+    """Resolve the tokens -0 and long integers by the type of their field:
+    floats in a float field, plain integers elsewhere."""
+    t = type(node)
+    if t is _NegativeZero:
         return 0
-    if type(node) is list:
-        return [_negative_zero(x, info) for x in node]
-    if type(node) is not dict:
+    if t is _LongInteger:
+        return int(node)
+    if t is list:
+        return [_resolve_tokens(x, info) for x in node]
+    if t is not dict:
         return node
     out = {}
     for key, v in node.items():
         f = info.fields.get(key) if info is not None else None
         if f is not None and f.kind in (m.DOUBLE, m.FLOAT32):
-            if type(v) is _NegativeZero:
-                v = -0.0
-            elif type(v) is list:
-                v = [-0.0 if type(x) is _NegativeZero else x for x in v]
-        out[key] = _negative_zero(v, f.message if f is not None and not f.is_map else None)
+            v = [_float_token(x) for x in v] if type(v) is list else _float_token(v)
+        out[key] = _resolve_tokens(v, f.message if f is not None and not f.is_map else None)
     return out
 
 
@@ -164,13 +216,20 @@ class Decoder:
             if _separators(data, escapes) == walk.members and not walk.large_float:
                 _document.raise_errors(walk)
                 return doc, walk
+        refused = doc is None  # by orjson, for a number that overflows
         doc = _exact_parse(data, self.limits.max_depth)
-        if _NEGATIVE_ZERO_TOKEN.search(data) is not None:
-            try:
-                doc = _negative_zero(doc, _document.info(self.type))
-            except RecursionError:
-                raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, self.limits.max_depth) or "",
-                                   "the document nests too deeply") from None
+        try:
+            if refused and _SURROGATE_ESCAPE.search(data) is not None:
+                # orjson never reached the strings after the number, and the
+                # standard library lets a lone surrogate escape through.
+                pointer = _validate.surrogate(doc)
+                if pointer is not None:
+                    raise decode_error("INVALID_UNICODE", pointer, "a string holds a lone surrogate escape")
+            if _NEGATIVE_ZERO_TOKEN.search(data) is not None or _LONG_INTEGER_TOKEN.search(data) is not None:
+                doc = _resolve_tokens(doc, _document.info(self.type))
+        except RecursionError:
+            raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, self.limits.max_depth) or "",
+                               "the document nests too deeply") from None
         return doc, _document.validated(doc, self.type, self.limits)
 
 
@@ -196,6 +255,8 @@ class Encoder:
             return orjson.dumps(self._canonical(doc), option=orjson.OPT_SORT_KEYS)
         except orjson.JSONEncodeError as e:
             # Unknown content read from MessagePack (bin, timestamps) has no JSON form.
+            if walk is not None:
+                _document.refuse_unknown(walk, "json")  # names the members
             raise UnrepresentableError("UNREPRESENTABLE", f"the document has no JSON form: {e}",
                                        [Violation("", "UNREPRESENTABLE", str(e))]) from None
 

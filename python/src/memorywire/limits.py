@@ -31,3 +31,17 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: The least and the greatest value of each limit that the reference
+#: implementation can honour where a person sets it (the ``memorywire``
+#: command): a Protobuf message has at most 2^31-1 bytes, the JSON reader
+#: nests at most 1024 levels, and the ``(rules)`` cap batches at 1000 records
+#: and vectors at 65536 values (spec/v1/security.md, section 4).
+BOUNDS: dict[str, tuple[int, int]] = {
+    "max_document_bytes": (1, 2**31 - 1),
+    "max_depth": (1, 1024),
+    "max_string_bytes": (1, 2**31 - 1),
+    "max_items": (1, 2**31 - 1),
+    "max_dimensions": (1, 65_536),
+    "max_batch_records": (1, 1000),
+}
