@@ -98,6 +98,19 @@ def json_depth(data: bytes, max_depth: int) -> str | None:
     return None
 
 
+class Duplicate(Exception):
+    """A name repeats in one object; raised by ``unique_pairs``."""
+
+
+def unique_pairs(items: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """The object of a parser's pairs hook, refusing a repeated name; the
+    caller then reads again with ``PairList`` to point at it."""
+    out = dict(items)
+    if len(out) != len(items):
+        raise Duplicate
+    return out
+
+
 class PairList(list):  # type: ignore[type-arg]
     """An object or map read as its list of (name, value) pairs, repeats kept."""
 

@@ -26,6 +26,17 @@ def check_size(data: bytes, limits: Limits) -> None:
                            f"{len(data)} bytes; the limit is {limits.max_document_bytes}")
 
 
+def text_bytes(data: bytes | str, limits: Limits) -> bytes:
+    """The UTF-8 bytes of a JSON text given as bytes or str, within the size limit."""
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
+    check_size(data, limits)
+    return data
+
+
 def raise_errors(walk: Any) -> None:
     if walk.errors:
         first = walk.errors[0]

@@ -197,12 +197,7 @@ class Decoder:
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        if isinstance(data, str):
-            try:
-                data = data.encode("utf-8")
-            except UnicodeEncodeError:
-                raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
-        _document.check_size(data, self.limits)
+        data = _document.text_bytes(data, self.limits)
         doc = _parse(data, self.limits.max_depth)
         if doc is not None and type(doc) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")

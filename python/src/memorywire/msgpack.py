@@ -15,17 +15,6 @@ from memorywire.limits import DEFAULT_LIMITS, Limits
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
 
 
-class _Duplicate(Exception):
-    pass
-
-
-def _pairs(items: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    out = dict(items)
-    if len(out) != len(items):
-        raise _Duplicate
-    return out
-
-
 class Decoder:
     """Decodes MessagePack documents of one message type."""
 
@@ -43,7 +32,7 @@ class Decoder:
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
             return _msgpack.unpackb(data, object_pairs_hook=hook, **self._options)
-        except _Duplicate:
+        except _diagnose.Duplicate:
             raise
         except (ValueError, TypeError) as e:
             raise self.unpack_error(e, data) from None
@@ -84,8 +73,8 @@ class Decoder:
         """Parse and validate one document; return it and its validation walk."""
         _document.check_size(data, self.limits)
         try:
-            raw = self._unpack(data, _pairs)
-        except _Duplicate:
+            raw = self._unpack(data, _diagnose.unique_pairs)
+        except _diagnose.Duplicate:
             tree = self._unpack(data, _diagnose.PairList)
             pointer = _diagnose.find_duplicate(tree, "") or ""
             raise decode_error("DUPLICATE_KEY", pointer,

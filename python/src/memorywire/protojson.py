@@ -224,17 +224,6 @@ class _Number(str):
     __slots__ = ()
 
 
-class _Duplicate(Exception):
-    pass
-
-
-def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(items)
-    if len(out) != len(items):
-        raise _Duplicate
-    return out
-
-
 def _constant(token: str) -> Any:
     raise decode_error("SYNTAX_ERROR", "", f"{token} is not JSON")
 
@@ -245,12 +234,12 @@ def _parse(data: bytes, limits: Limits) -> Any:
     depth = _protojson_depth(limits)
     _json._parse(data, depth)
     try:
-        return _stdjson.loads(data, object_pairs_hook=_pairs, parse_int=_Number,
+        return _stdjson.loads(data, object_pairs_hook=_diagnose.unique_pairs, parse_int=_Number,
                               parse_float=_Number, parse_constant=_constant)
     except RecursionError:
         raise decode_error("NESTING_TOO_DEEP", _diagnose.json_depth(data, depth) or "",
                            "the document nests too deeply") from None
-    except _Duplicate:
+    except _diagnose.Duplicate:
         pass
     except ValueError as e:
         raise decode_error("SYNTAX_ERROR", "", f"not a JSON document: {e}") from None
@@ -666,12 +655,7 @@ class Decoder:
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        if isinstance(data, str):
-            try:
-                data = data.encode("utf-8")
-            except UnicodeEncodeError:
-                raise decode_error("INVALID_UNICODE", "", "the text holds a lone surrogate") from None
-        _document.check_size(data, self.limits)
+        data = _document.text_bytes(data, self.limits)
         raw = _parse(data, self.limits)
         version = raw.get("specversion") if type(raw) is dict else None
         version = version if type(version) is str else None
