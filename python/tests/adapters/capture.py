@@ -1,0 +1,497 @@
+"""Capture what agent frameworks really emit, for the adapter tests.
+
+Run inside a virtual environment that has one framework installed:
+
+    python python/tests/adapters/capture.py langchain
+
+Each capture builds a realistic conversation or memory from the framework's
+own objects, with no network and no model call, and writes exactly what the
+framework's own serializer or store returns under ``data/<form>/``.  The
+file format (tags for Python-only types) is described in README.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import datetime as dt
+import importlib.metadata
+import json
+import math
+import os
+import random
+import sqlite3
+import struct
+import sys
+import tempfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# A single-member dict whose key is one of these tags stands for a Python
+# value that JSON cannot hold; no captured dict has that shape (checked).
+TAGS = ("$bytes", "$utf8", "$datetime", "$tuple", "$float", "$set")
+
+
+def encode(value: Any) -> Any:
+    """Turn a captured Python value into JSON, tagging what JSON lacks."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value  # JSON integers have no size limit; read back exact.
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return {"$float": repr(value)}
+        return value  # repr keeps 1.0 and -0.0 distinct from 1 and 0.0.
+    if isinstance(value, (bytes, bytearray)):
+        try:  # JSON text kept as bytes (orjson): readable, and exact
+            return {"$utf8": bytes(value).decode("utf-8")}
+        except UnicodeDecodeError:
+            return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, dt.datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(encode(v) for v in value)}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and next(iter(value)) in TAGS:
+            raise ValueError(f"captured dict collides with a tag: {value!r}")
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"non-string key {key!r}")
+            out[key] = encode(item)
+        return out
+    raise TypeError(f"cannot encode {type(value).__name__}: {value!r}")
+
+
+def decode(value: Any) -> Any:
+    """Inverse of encode, for the tests that read the data files."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((key, inner),) = value.items()
+            if key == "$bytes":
+                return base64.b64decode(inner)
+            if key == "$utf8":
+                return inner.encode("utf-8")
+            if key == "$datetime":
+                return dt.datetime.fromisoformat(inner)
+            if key == "$tuple":
+                return tuple(decode(v) for v in inner)
+            if key == "$float":
+                return float(inner)
+            if key == "$set":
+                return set(decode(v) for v in inner)
+        return {k: decode(v) for k, v in value.items()}
+    return value
+
+
+def versions(*names: str) -> dict[str, str]:
+    return {name: importlib.metadata.version(name) for name in names}
+
+
+def write(form: str, name: str, items: Any, packages: dict[str, str], note: str) -> None:
+    """Write one data file; `items` is exactly what the framework returned."""
+    doc = {
+        "form": form,
+        "packages": packages,
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "note": note,
+        "items": encode(items),
+    }
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    # The file must read back to the same Python value, type for type.
+    assert_same(decode(json.loads(text)["items"]), items)
+    path = DATA / form / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path.relative_to(DATA.parent)} ({len(text)} bytes)")
+
+
+def assert_same(a: Any, b: Any, where: str = "") -> None:
+    """Type-exact equality: 1 is not 1.0 is not True, -0.0 is not 0.0."""
+    if isinstance(b, tuple) and isinstance(a, tuple) or type(a) is type(b):
+        pass
+    elif isinstance(b, (set, frozenset)) and isinstance(a, set):
+        pass
+    elif isinstance(b, bytearray) and isinstance(a, bytes):
+        pass
+    else:
+        raise AssertionError(f"{where}: {type(a).__name__} != {type(b).__name__}")
+    if isinstance(b, dict):
+        if list(a) != list(b):
+            raise AssertionError(f"{where}: keys {list(a)} != {list(b)}")
+        for key in b:
+            assert_same(a[key], b[key], f"{where}/{key}")
+    elif isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            raise AssertionError(f"{where}: length {len(a)} != {len(b)}")
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{where}/{i}")
+    elif isinstance(b, float):
+        if struct.pack("<d", a) != struct.pack("<d", b) and not (math.isnan(a) and math.isnan(b)):
+            raise AssertionError(f"{where}: {a!r} != {b!r}")
+    elif a != b:
+        raise AssertionError(f"{where}: {a!r} != {b!r}")
+
+
+# --- shared, deterministic inputs -------------------------------------------
+
+
+def png(width: int, height: int, seed: int) -> bytes:
+    """A valid RGB PNG of seeded noise (noise does not compress: photo-sized)."""
+    rng = random.Random(seed)
+    raw = b"".join(
+        b"\x00" + bytes(rng.randrange(256) for _ in range(width * 3)) for _ in range(height)
+    )
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+TINY_PNG = png(1, 1, 1)
+SMALL_URI = data_uri(TINY_PNG)
+# 46x46 noise: a data: URI just past 8,192 characters, as any real photo is.
+LARGE_URI = data_uri(png(46, 46, 7))
+assert len(LARGE_URI) > 8192, len(LARGE_URI)
+BIG_INT = 2**63 + 1
+HUGE_INT = 10**30
+TEXTS = ["", "naïve café ☕ 🦀 \u200b", "line1\nline2\ttab \"quoted\" \\ back"]
+
+
+# --- langchain-core ---------------------------------------------------------
+
+
+def capture_langchain() -> None:
+    from langchain_core.load import dumpd
+    from langchain_core.messages import (
+        AIMessage,
+        AIMessageChunk,
+        ChatMessage,
+        ChatMessageChunk,
+        FunctionMessage,
+        FunctionMessageChunk,
+        HumanMessage,
+        HumanMessageChunk,
+        RemoveMessage,
+        SystemMessage,
+        SystemMessageChunk,
+        ToolMessage,
+        ToolMessageChunk,
+        messages_from_dict,
+        messages_to_dict,
+    )
+
+    chunk_a = AIMessageChunk(
+        content="Let me ",
+        id="run-7f3a",
+        tool_call_chunks=[
+            {"name": "get_weather", "args": '{"city": "Par', "id": "call_1", "index": 0}
+        ],
+    )
+    chunk_b = AIMessageChunk(
+        content="check.",
+        id="run-7f3a",
+        tool_call_chunks=[{"name": None, "args": 'is"}', "id": None, "index": 0}],
+        usage_metadata={"input_tokens": 12, "output_tokens": 5, "total_tokens": 17},
+        chunk_position="last",
+    )
+    merged = chunk_a + chunk_b
+    messages = [
+        SystemMessage(content="You are a terse assistant.", id="sys-1"),
+        SystemMessage(content=[{"type": "text", "text": "Cache me"}], id="sys-2", name="policy"),
+        HumanMessage(content="What's the weather in Paris?", id="hum-1", name="alice"),
+        HumanMessage(
+            content=[
+                {"type": "text", "text": "And what is in this picture?"},
+                {"type": "image_url", "image_url": {"url": SMALL_URI, "detail": "low"}},
+                {"type": "image_url", "image_url": {"url": LARGE_URI}},
+                "a bare string element",
+                {"type": "text", "text": ""},
+            ],
+            id="hum-2",
+        ),
+        HumanMessage(content=TEXTS[1], additional_kwargs={"lang": "fr"}, example=True),
+        HumanMessage(content=""),
+        chunk_a,
+        chunk_b,
+        merged,
+        AIMessage(
+            content="",
+            id="ai-1",
+            tool_calls=[
+                {"name": "get_weather", "args": {"city": "Paris", "days": 3}, "id": "call_1"},
+                {"name": "get_time", "args": {}, "id": "call_2"},
+            ],
+            invalid_tool_calls=[
+                {"name": None, "args": "{not json", "id": None, "error": "bad json"},
+                {"name": "lookup", "args": None, "id": "call_3", "error": None},
+            ],
+            usage_metadata={
+                "input_tokens": 40,
+                "output_tokens": 12,
+                "total_tokens": 52,
+                "input_token_details": {"cache_read": 32},
+                "output_token_details": {"reasoning": 4},
+            },
+            response_metadata={"model_name": "gpt-x", "finish_reason": "tool_calls", "logprobs": None},
+            additional_kwargs={"refusal": None},
+        ),
+        ToolMessage(content="18°C, cloudy", tool_call_id="call_1", name="get_weather", id="tool-1"),
+        ToolMessage(
+            content=[{"type": "text", "text": "error: no clock"}],
+            tool_call_id="call_2",
+            status="error",
+            artifact={"trace": [1, 2.0, True, None], "big": BIG_INT},
+        ),
+        ToolMessage(content="", tool_call_id=""),
+        AIMessage(
+            content=[
+                {"type": "reasoning", "reasoning": "User wants weather.", "id": "rs_1"},
+                {"type": "text", "text": "It is 18°C and cloudy in Paris."},
+            ],
+            id="ai-2",
+            name="weather-bot",
+        ),
+        FunctionMessage(content='{"ok": true}', name="legacy_fn", id="fn-1"),
+        ChatMessage(content="Too verbose.", role="critic", id="chat-1"),
+        ChatMessage(content="empty role", role=""),
+        RemoveMessage(id="hum-1"),
+        HumanMessageChunk(content="par", id="hc-1"),
+        SystemMessageChunk(content="sys chunk"),
+        ToolMessageChunk(content="partial", tool_call_id="call_9"),
+        FunctionMessageChunk(content="fc", name="legacy_fn"),
+        ChatMessageChunk(content="cc", role="critic"),
+        AIMessage(content=TEXTS[2], id="ai-3", extra_field={"kept": [1, 1.0]}),
+    ]
+    pkgs = versions("langchain-core")
+    as_dicts = messages_to_dict(messages)
+    # Their own loader must read the export back to equal messages.
+    assert messages_from_dict(as_dicts) == messages
+    write(
+        "langchain.messages_to_dict",
+        "conversation",
+        as_dicts,
+        pkgs,
+        "messages_to_dict() of one list: every message class incl. chunks, the merged "
+        "chunk (same id as its parts), RemoveMessage (the id it removes), tool and invalid "
+        "tool calls, image_url parts with data: URIs (one past 8,192 characters).",
+    )
+    small = [m for m in messages if m is not messages[3]]  # dumpd: without the large image
+    write(
+        "langchain.dumpd",
+        "conversation",
+        [dumpd(m) for m in small],
+        pkgs,
+        "dumpd() of each message (only the fields pydantic marks as set), the same list "
+        "as messages_to_dict without the message with the large image.",
+    )
+
+
+# --- frozen clock --------------------------------------------------------------
+
+EPOCH = dt.datetime(2026, 5, 4, 12, 30, 15, 123456, tzinfo=dt.timezone.utc)
+
+
+class Clock:
+    """A clock for a framework module: each reading is 1 ms after the last."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        clock = self
+
+        class FrozenDatetime(dt.datetime):
+            @classmethod
+            def now(cls, tz: dt.tzinfo | None = None) -> dt.datetime:  # type: ignore[override]
+                return clock.read(tz)
+
+            @classmethod
+            def utcnow(cls) -> dt.datetime:  # type: ignore[override]
+                return clock.read(dt.timezone.utc).replace(tzinfo=None)
+
+            @classmethod
+            def today(cls) -> dt.datetime:  # type: ignore[override]
+                return clock.read(None)
+
+        self.datetime = FrozenDatetime
+
+    def read(self, tz: dt.tzinfo | None) -> dt.datetime:
+        moment = EPOCH + dt.timedelta(milliseconds=self.ticks)
+        self.ticks += 1
+        # A plain datetime, so nothing downstream sees the patch class.
+        plain = dt.datetime.fromtimestamp(moment.timestamp(), tz or dt.timezone.utc)
+        return plain if tz is not None else plain.replace(tzinfo=None)
+
+    def module(self) -> Any:
+        """A stand-in for the `datetime` module whose datetime class is frozen."""
+        import types
+
+        fake = types.ModuleType("datetime")
+        fake.__dict__.update(dt.__dict__)
+        fake.datetime = self.datetime  # type: ignore[attr-defined]
+        return fake
+
+
+# SQLite's CURRENT_TIMESTAMP reads the real clock and cannot be patched: the
+# captures rewrite those columns afterwards with fixed text of the same shape.
+SQL_NOW = "2026-05-04 12:30:15"
+
+
+# --- langgraph -----------------------------------------------------------------
+
+
+def fake_embed(texts: list[str]) -> list[list[float]]:
+    """Deterministic 4-d embeddings, so search returns real scores offline."""
+    out = []
+    for text in texts:
+        letters = [text.count(c) for c in "aeio"]
+        norm = math.sqrt(sum(v * v for v in letters)) or 1.0
+        out.append([v / norm for v in letters])
+    return out
+
+
+def capture_langgraph() -> None:
+    import langgraph.store.memory as memory_module
+    import langgraph.store.sqlite.base as sqlite_module
+    from langgraph.store.memory import InMemoryStore
+    from langgraph.store.sqlite import SqliteStore
+
+    pkgs = versions("langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "orjson")
+    memory_module.datetime = Clock().datetime  # type: ignore[attr-defined]
+    sqlite_module.datetime = Clock().module()  # type: ignore[attr-defined]
+
+    values = {
+        "prefs": {"food": "pizza", "spicy": True, "rating": 4.5, "count": 3, "tags": ["a", "b"]},
+        "profile": {"name": TEXTS[1], "age": 41, "big": BIG_INT, "neg_zero": -0.0, "one": 1.0},
+        "empty": {},
+        "nested": {"z": {"y": [None, [], {}]}, "a": "first key is z", "text": TEXTS[2]},
+        "notes": {"text": "I like pizza and pasta on a rainy evening"},
+    }
+
+    # InMemoryStore: get, list search (score None) and semantic search (scores).
+    mem = InMemoryStore(index={"dims": 4, "embed": fake_embed, "fields": ["text"]})
+    mem.put(("users", "u-1", "memories"), "prefs", values["prefs"])
+    mem.put(("users", "u-1", "memories"), "profile", {**values["profile"], "huge": HUGE_INT})
+    mem.put(("users", "u-1", "memories"), "nested", values["nested"], index=False)
+    mem.put(("users", "u-1", "notes"), "n1", values["notes"])
+    mem.put(("users", "u-1", "notes"), "n2", {"text": "Meeting at ten about the audio setup"})
+    mem.put(("users", "u-1", "memories"), "prefs", {**values["prefs"], "food": "pasta"})  # update
+    mem.put(("users", "u-2"), "empty", values["empty"])
+    mem.delete(("users", "u-2"), "empty")
+    mem.put(("users", "u-2"), "emoji 🦀 key", {"k": "v"})
+    got = mem.get(("users", "u-1", "memories"), "prefs")
+    assert got is not None
+    items = [got.dict()]
+    items += [i.dict() for i in mem.search(("users", "u-1"), limit=10)]
+    items += [i.dict() for i in mem.search(("users",), query="pizza on a rainy day", limit=3)]
+    items += [i.dict() for i in mem.search(("users",), filter={"food": "pasta"})]
+    write(
+        "langgraph.item",
+        "in_memory_store",
+        items,
+        pkgs,
+        "InMemoryStore: get().dict(), then search().dict() without query (score null), "
+        "with a query over a deterministic fake embedding (float scores), with a filter. "
+        "Clock frozen (1 ms per reading): created_at and updated_at are two readings.",
+    )
+
+    # SqliteStore: TTL, naive timestamps, values kept as orjson bytes.
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = sqlite3.connect(
+            os.path.join(tmp, "store.db"), check_same_thread=False, isolation_level=None
+        )
+        store = SqliteStore(conn, ttl={"default_ttl": None, "refresh_on_read": True})
+        store.setup()
+        store.put(("users", "u-1", "memories"), "prefs", values["prefs"])
+        store.put(("users", "u-1", "memories"), "profile", values["profile"], ttl=90)
+        store.put(("users", "u-1", "memories"), "nested", values["nested"], ttl=0.5)
+        store.put(("users", "u-1", "notes"), "n1", values["notes"])
+        store.put(("users", "u-2"), "empty", values["empty"])
+        store.put(("users", "u-2"), "emoji 🦀 key", {"k": "v"})
+        store.put(("users", "u-1", "memories"), "prefs", {**values["prefs"], "food": "pasta"})
+        try:
+            store.put(("users", "u-3"), "huge", {"huge": HUGE_INT})
+            huge_error = "accepted"
+        except TypeError as exc:
+            huge_error = f"{type(exc).__name__}: {exc}"
+        conn.execute("UPDATE store SET created_at = ?, updated_at = ?", (SQL_NOW, SQL_NOW))
+
+        def rows() -> list[dict[str, Any]]:
+            cur = conn.execute("SELECT * FROM store ORDER BY rowid")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+        before = rows()
+        got = store.get(("users", "u-1", "memories"), "profile", refresh_ttl=False)
+        assert got is not None
+        sq_items = [got.dict()]
+        sq_items += [i.dict() for i in store.search(("users",), refresh_ttl=False, limit=20)]
+        sq_items += [
+            i.dict() for i in store.search(("users",), filter={"food": "pasta"}, refresh_ttl=False)
+        ]
+        # A read that refreshes the TTL rewrites expires_at in SQLite's own format.
+        store.get(("users", "u-1", "memories"), "nested", refresh_ttl=True)
+        conn.execute(
+            "UPDATE store SET expires_at = DATETIME(?, '+' || ttl_minutes || ' minutes')"
+            " WHERE key = 'nested'",
+            (SQL_NOW,),
+        )
+        after = rows()
+        conn.close()
+    write(
+        "langgraph.item",
+        "sqlite_store",
+        sq_items,
+        pkgs,
+        "SqliteStore: get().dict() then search().dict() without query and with a filter; "
+        "created_at/updated_at set by SQLite CURRENT_TIMESTAMP, rewritten to fixed text. "
+        f"A put of a value holding 10**30: {huge_error}.",
+    )
+    write(
+        "langgraph.sqlite_store_row",
+        "store_table",
+        {"after_put": before, "after_refreshing_get": after},
+        pkgs,
+        "SELECT * FROM store ORDER BY rowid, as column name -> value; value is the BLOB "
+        "orjson wrote. after_refreshing_get: get(refresh_ttl=True) of 'nested' has "
+        "rewritten its expires_at with SQLite DATETIME().",
+    )
+
+
+CAPTURES: dict[str, Callable[[], None]] = {
+    "langchain": capture_langchain,
+    "langgraph": capture_langgraph,
+}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[1] not in CAPTURES:
+        print(f"usage: capture.py {{{','.join(CAPTURES)}}}", file=sys.stderr)
+        return 2
+    CAPTURES[argv[1]]()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
