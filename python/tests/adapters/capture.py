@@ -479,9 +479,219 @@ def capture_langgraph() -> None:
     )
 
 
+# --- openai-agents (and the OpenAI shapes it produces) -------------------------
+
+
+def responses_conversation(agent: Any) -> list[Any]:
+    """A Runner-shaped turn: the SDK's own items, as it feeds them back as input."""
+    from agents.items import (
+        ItemHelpers,
+        MessageOutputItem,
+        ReasoningItem,
+        ToolCallItem,
+        ToolCallOutputItem,
+    )
+    from agents.tool import ToolOutputFileContent, ToolOutputImage, ToolOutputText
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputRefusal,
+        ResponseOutputText,
+        ResponseReasoningItem,
+    )
+    from openai.types.responses.response_output_text import AnnotationURLCitation
+    from openai.types.responses.response_reasoning_item import Summary
+
+    weather = ResponseFunctionToolCall(
+        arguments='{"city":"Paris","units":"c"}',
+        call_id="call_Wx1",
+        name="get_weather",
+        type="function_call",
+        id="fc_001",
+        status="completed",
+    )
+    chart = ResponseFunctionToolCall(
+        arguments="{}", call_id="call_Ch2", name="render_chart", type="function_call", id="fc_002"
+    )
+    items: list[Any] = ItemHelpers.input_to_new_input_list("What's the weather in Paris?")
+    items += [
+        ReasoningItem(
+            agent=agent,
+            raw_item=ResponseReasoningItem(
+                id="rs_001",
+                summary=[Summary(text="Need the weather tool.", type="summary_text")],
+                type="reasoning",
+                encrypted_content="gAAAAB-opaque==",
+            ),
+        ).to_input_item(),
+        ToolCallItem(agent=agent, raw_item=weather).to_input_item(),
+        ToolCallOutputItem(
+            agent=agent,
+            raw_item=ItemHelpers.tool_call_output_item(weather, {"temp": 18, "sky": "cloudy"}),
+            output={"temp": 18, "sky": "cloudy"},
+        ).to_input_item(),
+        ToolCallItem(agent=agent, raw_item=chart).to_input_item(),
+        ToolCallOutputItem(
+            agent=agent,
+            raw_item=ItemHelpers.tool_call_output_item(
+                chart,
+                [
+                    ToolOutputText(text="Chart attached"),
+                    ToolOutputImage(image_url=SMALL_URI, detail="low"),
+                    ToolOutputFileContent(file_data="JVBERi0xLjQK", filename="chart.pdf"),
+                ],
+            ),
+            output=None,
+        ).to_input_item(),
+        MessageOutputItem(
+            agent=agent,
+            raw_item=ResponseOutputMessage(
+                id="msg_001",
+                content=[
+                    ResponseOutputText(
+                        annotations=[
+                            AnnotationURLCitation(
+                                end_index=20,
+                                start_index=0,
+                                title="Météo",
+                                type="url_citation",
+                                url="https://example.org/paris",
+                            )
+                        ],
+                        text="It is 18°C in Paris.",
+                        type="output_text",
+                        logprobs=[],
+                    )
+                ],
+                role="assistant",
+                status="completed",
+                type="message",
+            ),
+        ).to_input_item(),
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "And this photo and file?"},
+                {"type": "input_image", "detail": "auto", "image_url": SMALL_URI},
+                {"type": "input_image", "detail": "high", "file_id": "file-img1"},
+                {"type": "input_file", "file_data": "SGVsbG8=", "filename": "hello.txt"},
+                {"type": "input_file", "file_id": "file-abc"},
+                {"type": "input_file", "file_url": "https://example.org/a.pdf"},
+                {"type": "input_text", "text": ""},
+            ],
+        },
+        MessageOutputItem(
+            agent=agent,
+            raw_item=ResponseOutputMessage(
+                id="msg_002",
+                content=[ResponseOutputRefusal(refusal="I can't identify people.", type="refusal")],
+                role="assistant",
+                status="incomplete",
+                type="message",
+            ),
+        ).to_input_item(),
+        {"content": TEXTS[1], "role": "user"},
+        {"role": "developer", "content": "Be brief.", "type": "message"},
+        {"type": "function_call_output", "call_id": "", "output": ""},
+        {"type": "item_reference", "id": "msg_001"},
+    ]
+    return items
+
+
+def capture_openai_agents() -> None:
+    from agents import Agent, SQLiteSession
+    from agents.models.chatcmpl_converter import Converter
+
+    pkgs = versions("openai-agents", "openai")
+    agent = Agent(name="Weather")
+    items = responses_conversation(agent)
+    write(
+        "openai.responses_item",
+        "conversation",
+        items,
+        pkgs,
+        "Responses input items as the Runner feeds them back: input_to_new_input_list, "
+        "RunItem.to_input_item() of SDK items built from openai types (reasoning, "
+        "function_call, function_call_output with dict and list output, output messages "
+        "with url_citation and refusal), plus easy-form user input with input_image / "
+        "input_file parts, an empty call_id, an item_reference.",
+    )
+    # The chat converter refuses some parts; keep those it takes, and say which.
+    refused: list[str] = []
+
+    def converts(part: Any) -> bool:
+        try:
+            Converter.items_to_messages([{"role": "user", "content": [part]}], model="gpt-4o")
+            return True
+        except Exception as exc:  # noqa: BLE001 - reported in the note
+            refused.append(f"{json.dumps(part)[:60]}: {type(exc).__name__}: {exc}"[:200])
+            return False
+
+    convertible = []
+    for item in items:
+        if item.get("type") == "item_reference":
+            refused.append("item_reference: no chat form")
+            continue
+        if item.get("role") == "user" and isinstance(item.get("content"), list):
+            item = {**item, "content": [p for p in item["content"] if converts(p)]}
+        convertible.append(item)
+    write(
+        "openai.chat_message",
+        "conversation",
+        Converter.items_to_messages(convertible, model="gpt-4o"),
+        pkgs,
+        "Chat Completions messages made by the SDK's own Converter.items_to_messages from "
+        "the responses_item conversation. Left out, as the converter refuses them: "
+        + "; ".join(refused),
+    )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "session.db")
+        session = SQLiteSession("conv-42", db_path=path)
+
+        async def fill() -> tuple[list[Any], Any]:
+            await session.add_items(items[:5])
+            await session.add_items(items[5:])
+            await session.add_items([{"role": "user", "content": "to be popped"}])
+            popped = await session.pop_item()
+            return await session.get_items(), popped
+
+        got, popped = asyncio.run(fill())
+        session.close()
+        conn = sqlite3.connect(path)
+        conn.execute("UPDATE agent_messages SET created_at = ?", (SQL_NOW,))
+        conn.execute("UPDATE agent_sessions SET created_at = ?, updated_at = ?", (SQL_NOW, SQL_NOW))
+
+        def rows(table: str) -> list[dict[str, Any]]:
+            cur = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+        table_rows = {"agent_sessions": rows("agent_sessions"), "agent_messages": rows("agent_messages")}
+        conn.close()
+    write(
+        "openai_agents.session_item",
+        "conversation",
+        {"get_items": got, "pop_item": popped},
+        pkgs,
+        "SQLiteSession('conv-42'): add_items in two batches, add one more, pop_item() "
+        "(returned here), then get_items().",
+    )
+    write(
+        "openai_agents.sqlite_session_row",
+        "session_tables",
+        table_rows,
+        pkgs,
+        "SELECT * of both tables after the same calls; message_data is the json.dumps text "
+        "the session wrote. created_at/updated_at come from SQLite CURRENT_TIMESTAMP and "
+        "are rewritten to fixed text of the same shape.",
+    )
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
+    "openai_agents": capture_openai_agents,
 }
 
 
