@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import datetime as dt
 import importlib.metadata
 import json
@@ -688,10 +689,134 @@ def capture_openai_agents() -> None:
     )
 
 
+# --- agency-swarm --------------------------------------------------------------
+
+
+def seeded_uuid4(seed: int) -> Callable[[], Any]:
+    import uuid
+
+    rng = random.Random(seed)
+    return lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
+class TickingTime:
+    """Stands in for the `time` module: time() is 1 ms later at every reading."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+        self._ticks = 0
+
+    def time(self) -> float:
+        self._ticks += 1
+        return EPOCH.timestamp() + self._ticks / 1000
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
+def scripted_model(turns: list[list[Any]]) -> Any:
+    """A local Model that answers each call with the next scripted output."""
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+
+    class Scripted(Model):
+        async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+            return ModelResponse(output=turns.pop(0), usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError("the capture does not stream")
+
+    return Scripted()
+
+
+def capture_agency_swarm() -> None:
+    import time
+    import uuid
+
+    uuid.uuid4 = seeded_uuid4(10)  # run ids, trace ids: deterministic
+    import agency_swarm.messages.message_formatter as formatter
+    from agency_swarm import Agency, Agent
+    from agents import set_trace_processors
+    from openai.types.responses import (
+        ResponseFileSearchToolCall,
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+    from openai.types.responses.response_file_search_tool_call import Result
+    from openai.types.responses.response_output_text import AnnotationFileCitation
+
+    formatter.time = TickingTime(time)  # type: ignore[attr-defined]
+    set_trace_processors([])  # traces get ids but go nowhere
+    os.environ.setdefault("OPENAI_API_KEY", "sk-offline-never-used")
+
+    def message(mid: str, text: str, annotations: list[Any] | None = None) -> Any:
+        return ResponseOutputMessage(
+            id=mid,
+            content=[ResponseOutputText(annotations=annotations or [], text=text, type="output_text")],
+            role="assistant",
+            status="completed",
+            type="message",
+        )
+
+    ceo_turns = [
+        [
+            ResponseFunctionToolCall(
+                arguments=json.dumps(
+                    {"recipient_agent": "Dev", "message": "Fix the login bug", "additional_instructions": ""}
+                ),
+                call_id="call_send_1",
+                name="send_message",
+                type="function_call",
+                id="fc_ceo_1",
+                status="completed",
+            )
+        ],
+        [
+            ResponseFileSearchToolCall(
+                id="fs_ceo_1",
+                queries=["login policy"],
+                status="completed",
+                type="file_search_call",
+                results=[Result(file_id="file-pol", filename="policy.md", score=0.87, text="Use SSO.")],
+            ),
+            message(
+                "msg_ceo_2",
+                "Dev fixed it; policy says use SSO.",
+                [AnnotationFileCitation(file_id="file-pol", filename="policy.md", index=33, type="file_citation")],
+            ),
+        ],
+    ]
+    dev_turns = [[message("msg_dev_1", "Fixed: the session cookie was not renewed.")]]
+    ceo = Agent(name="CEO", instructions="Lead.", model=scripted_model(ceo_turns))
+    dev = Agent(name="Dev", instructions="Code.", model=scripted_model(dev_turns))
+    saved: list[list[dict[str, Any]]] = []
+    agency = Agency(
+        ceo,
+        communication_flows=[(ceo, dev)],
+        load_threads_callback=lambda: [],
+        save_threads_callback=lambda messages: saved.append(copy.deepcopy(messages)),
+    )
+    agency.get_response_sync("Please get the login bug fixed.")
+    write(
+        "agency_swarm.thread_message",
+        "agency_run",
+        saved[-1],
+        versions("agency-swarm", "openai-agents", "openai"),
+        f"The flat list the last of {len(saved)} save_threads_callback calls received, "
+        "for one user turn: CEO calls send_message to Dev, Dev answers, CEO runs a "
+        "file_search and answers with a file_citation. Models are local scripted "
+        "objects (no network); uuid4 is seeded and the formatter's time.time() ticks "
+        "1 ms per reading from a fixed epoch.",
+    )
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
     "openai_agents": capture_openai_agents,
+    "agency_swarm": capture_agency_swarm,
 }
 
 
