@@ -812,11 +812,118 @@ def capture_agency_swarm() -> None:
     )
 
 
+# --- autogen-core --------------------------------------------------------------
+
+
+def capture_autogen() -> None:
+    from autogen_core import FunctionCall, Image
+    from autogen_core.memory import ListMemory, MemoryContent, MemoryMimeType
+    from autogen_core.model_context import UnboundedChatCompletionContext
+    from autogen_core.models import (
+        AssistantMessage,
+        FunctionExecutionResult,
+        FunctionExecutionResultMessage,
+        SystemMessage,
+        UserMessage,
+    )
+
+    pkgs = versions("autogen-core", "pydantic", "pillow")
+    image = Image.from_base64(base64.b64encode(TINY_PNG).decode("ascii"))
+    messages = [
+        SystemMessage(content="You are a helpful assistant."),
+        UserMessage(content="What's the weather in Paris?", source="user"),
+        UserMessage(content=["Compare with this chart:", image, ""], source="alice"),
+        AssistantMessage(
+            content=[
+                FunctionCall(id="call_1", arguments='{"city": "Paris"}', name="get_weather"),
+                FunctionCall(id="call_2", arguments="{}", name="get_time"),
+            ],
+            thought="I need the weather first.",
+            source="assistant",
+        ),
+        FunctionExecutionResultMessage(
+            content=[
+                FunctionExecutionResult(content="18°C", name="get_weather", call_id="call_1", is_error=False),
+                FunctionExecutionResult(content="no clock", name="get_time", call_id="call_2", is_error=True),
+                FunctionExecutionResult(content="", name="", call_id=""),
+            ]
+        ),
+        AssistantMessage(content=TEXTS[1], source="assistant"),
+        AssistantMessage(content="", source=""),
+    ]
+    context = UnboundedChatCompletionContext()
+
+    async def fill_context() -> Any:
+        for message in messages:
+            await context.add_message(message)
+        return await context.save_state()
+
+    state = asyncio.run(fill_context())
+    dumped = [m.model_dump() for m in messages]
+    assert state == {"messages": dumped}
+    write(
+        "autogen.llm_message",
+        "conversation",
+        dumped,
+        pkgs,
+        "model_dump() of each LLM message, equal to UnboundedChatCompletionContext."
+        "save_state()['messages']. Image content dumps as {'data': base64 of the PNG that "
+        "PIL re-encoded}, not the bytes given.",
+    )
+
+    contents = [
+        MemoryContent(content="User prefers metric units.", mime_type=MemoryMimeType.TEXT),
+        MemoryContent(
+            content="# Notes\n- likes *tea*", mime_type=MemoryMimeType.MARKDOWN, metadata={"src": "chat"}
+        ),
+        MemoryContent(
+            content={"big": BIG_INT, "huge": HUGE_INT, "f": 1.0, "neg_zero": -0.0, "list": [1, True, None]},
+            mime_type=MemoryMimeType.JSON,
+            metadata={"category": "profile", "priority": 2},
+        ),
+        MemoryContent(content=b"\x00\x01binary\xff", mime_type=MemoryMimeType.BINARY),
+        MemoryContent(content=b"utf8 bytes \xc3\xa9", mime_type="application/x-custom"),
+        MemoryContent(content=image, mime_type=MemoryMimeType.IMAGE, metadata={}),
+        MemoryContent(content="", mime_type="text/plain", metadata=None),
+    ]
+    write(
+        "autogen.memory_content",
+        "contents",
+        [c.model_dump() for c in contents],
+        pkgs,
+        "model_dump() of each MemoryContent: bytes stay bytes, the enum dumps as its string.",
+    )
+    memory = ListMemory(name="user_prefs")
+
+    async def fill_memory() -> None:
+        for content in contents:
+            if not isinstance(content.content, bytes) or content.content.isascii():
+                await memory.add(content)
+
+    asyncio.run(fill_memory())
+    component = memory.dump_component()
+    try:
+        contents[3].model_dump_json()
+        bytes_json = "accepted"
+    except Exception as exc:  # noqa: BLE001 - reported
+        bytes_json = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    write(
+        "autogen.list_memory_component",
+        "component",
+        {"model_dump": component.model_dump(), "model_dump_json": component.model_dump_json()},
+        pkgs,
+        "ListMemory('user_prefs').dump_component() after adding the contents "
+        "(the non-ASCII bytes left out: model_dump_json cannot hold them): its "
+        f"model_dump() and its model_dump_json() text. Non-UTF-8 bytes: {bytes_json}.",
+    )
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
     "openai_agents": capture_openai_agents,
     "agency_swarm": capture_agency_swarm,
+    "autogen": capture_autogen,
 }
 
 
