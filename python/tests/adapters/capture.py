@@ -918,12 +918,166 @@ def capture_autogen() -> None:
     )
 
 
+# --- agentscope ----------------------------------------------------------------
+
+
+def capture_agentscope() -> None:
+    import agentscope
+
+    if agentscope.__version__.startswith("1."):
+        capture_agentscope_1()
+        return
+    from agentscope import set_id_factory, set_timestamp_factory
+    from agentscope.message import (
+        Base64Source,
+        DataBlock,
+        HintBlock,
+        Msg,
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+        URLSource,
+        Usage,
+    )
+    from agentscope.state import AgentState
+    from agentscope.types._reply import ErrorInfo
+
+    clock = Clock()
+    new_uuid = seeded_uuid4(20)
+    set_id_factory(lambda: new_uuid().hex)
+    set_timestamp_factory(lambda: clock.read(None).isoformat())
+
+    def stamp() -> str:
+        return clock.read(None).isoformat()
+
+    def bid() -> str:
+        return new_uuid().hex
+
+    messages = [
+        Msg(name="system", role="system", content=[TextBlock(text="You are Friday.", id=bid(), created_at=stamp())]),
+        Msg(
+            name="alice",
+            role="user",
+            content=[
+                TextBlock(text="What's in this picture and recording?", id=bid(), created_at=stamp()),
+                DataBlock(
+                    id=bid(),
+                    created_at=stamp(),
+                    source=Base64Source(data=base64.b64encode(TINY_PNG).decode(), media_type="image/png"),
+                    name="photo.png",
+                ),
+                DataBlock(
+                    id=bid(),
+                    created_at=stamp(),
+                    source=URLSource(url="https://example.org/a.wav", media_type="audio/wav"),
+                ),
+                TextBlock(text="", id=bid(), created_at=stamp()),
+            ],
+            metadata={"channel": "web", "big": BIG_INT},
+        ),
+        Msg(
+            name="Friday",
+            role="assistant",
+            content=[
+                ThinkingBlock(thinking="Need the vision tool.", id=bid(), created_at=stamp(), finished_at=stamp()),
+                HintBlock(hint="Remember: be brief.", id=bid(), source="sop", created_at=stamp(), finished_at=None),
+                HintBlock(
+                    hint=[TextBlock(text="list hint", id=bid(), created_at=stamp())],
+                    id=bid(),
+                    created_at=stamp(),
+                    finished_at=stamp(),
+                ),
+                ToolCallBlock(
+                    id="call_1",
+                    name="describe_image",
+                    input='{"detail": "high"}',
+                    state="finished",
+                    suggested_rules=[],
+                    created_at=stamp(),
+                    finished_at=stamp(),
+                ),
+                ToolResultBlock(
+                    id="call_1",
+                    name="describe_image",
+                    output=[
+                        TextBlock(text="A cat on a mat.", id=bid(), created_at=stamp()),
+                        DataBlock(
+                            id=bid(),
+                            created_at=stamp(),
+                            source=Base64Source(data="AAEC", media_type="application/octet-stream"),
+                        ),
+                    ],
+                    state="success",
+                    metadata={"latency_ms": 12.5},
+                    created_at=stamp(),
+                    finished_at=stamp(),
+                ),
+                ToolCallBlock(
+                    id="call_2",
+                    name="transcribe",
+                    input="{partial",
+                    state="pending",
+                    suggested_rules=[],
+                    created_at=stamp(),
+                ),
+                ToolResultBlock(
+                    id="call_2",
+                    name="transcribe",
+                    output="denied by user",
+                    state="denied",
+                    metadata={},
+                    created_at=stamp(),
+                ),
+                TextBlock(text=TEXTS[1], id=bid(), created_at=stamp(), finished_at=stamp()),
+            ],
+            usage=Usage(input_tokens=120, output_tokens=30),
+            finished_at=stamp(),
+            finished_reason="completed",
+            structured_output={"animal": "cat", "count": 1, "score": 0.5},
+        ),
+        Msg(
+            name="Friday",
+            role="assistant",
+            content=[TextBlock(text="Partial answer", id=bid(), created_at=stamp())],
+            finished_reason="error",
+            error=ErrorInfo(type="rate_limit", message="429 Too Many Requests"),
+        ),
+    ]
+    dumped = [m.model_dump(mode="json") for m in messages]
+    assert [Msg.model_validate(d) for d in dumped] == messages
+    pkgs = versions("agentscope", "pydantic")
+    write(
+        "agentscope.msg",
+        "v2_messages",
+        dumped,
+        pkgs,
+        "Msg.model_dump(mode='json') of 2.x messages with every block type (text, thinking, "
+        "hint str/list, data base64/url, tool_call pending/finished, tool_result list/str "
+        "output), usage, finished_*, structured_output, error. set_id_factory (seeded uuid4 "
+        "hex) and set_timestamp_factory (naive isoformat, frozen clock) make it deterministic.",
+    )
+    state = AgentState(session_id="session-1", summary="Earlier: greetings.", context=messages[:2])
+    write(
+        "agentscope.msg",
+        "v2_agent_state_json",
+        state.model_dump_json(),
+        pkgs,
+        "AgentState(...).model_dump_json() text, the 2.x container of Msg.",
+    )
+
+
+def capture_agentscope_1() -> None:
+    raise NotImplementedError("filled in below")
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
     "openai_agents": capture_openai_agents,
     "agency_swarm": capture_agency_swarm,
     "autogen": capture_autogen,
+    "agentscope": capture_agentscope,
 }
 
 
