@@ -1071,6 +1071,96 @@ def capture_agentscope_1() -> None:
     raise NotImplementedError("filled in below")
 
 
+# --- mem0 ----------------------------------------------------------------------
+
+
+def capture_mem0() -> None:
+    import uuid
+
+    os.environ["MEM0_TELEMETRY"] = "False"  # no events sent anywhere
+    os.environ.setdefault("OPENAI_API_KEY", "sk-offline-never-used")
+    uuid.uuid4 = seeded_uuid4(30)  # memory and history ids: deterministic
+    import mem0.memory.main as main_module
+    import mem0.memory.storage as storage_module
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from mem0 import Memory
+
+    main_module.datetime = Clock().datetime  # type: ignore[attr-defined]
+    storage_module.datetime = Clock().datetime  # type: ignore[attr-defined]
+    pkgs = versions("mem0ai", "qdrant-client", "langchain", "langchain-core")
+    with tempfile.TemporaryDirectory() as tmp:
+        history_path = os.path.join(tmp, "history.db")
+        memory = Memory.from_config(
+            {
+                "vector_store": {
+                    "provider": "qdrant",
+                    "config": {"path": os.path.join(tmp, "qdrant"), "embedding_model_dims": 8},
+                },
+                # A local deterministic embedder through mem0's own langchain provider;
+                # infer=False below: no LLM is ever called.
+                "embedder": {"provider": "langchain", "config": {"model": DeterministicFakeEmbedding(size=8)}},
+                "history_db_path": history_path,
+            }
+        )
+        adds = [
+            memory.add("I am vegetarian and allergic to nuts.", user_id="alice", infer=False),
+            memory.add(
+                [
+                    {"role": "user", "content": "My sister Ann lives in Lyon.", "name": "alice"},
+                    {"role": "assistant", "content": "Noted: Ann lives in Lyon."},
+                ],
+                user_id="alice",
+                agent_id="travel-bot",
+                run_id="run-7",
+                metadata={"category": "family", "priority": 2, "big": BIG_INT, "score_hint": 1.0},
+                infer=False,
+            ),
+            memory.add(TEXTS[1], agent_id="travel-bot", infer=False, metadata={}),
+        ]
+        first_id = adds[0]["results"][0]["id"]
+        lyon_id = adds[1]["results"][0]["id"]
+        memory.update(first_id, "I am vegan and allergic to nuts.")
+        memory.update(lyon_id, "Ann moved to Paris.", metadata={"category": "family"})
+        last_id = adds[2]["results"][0]["id"]
+        memory.delete(last_id)
+        items = {
+            "get": memory.get(first_id),
+            "get_all": memory.get_all(filters={"user_id": "alice"}),
+            "search": memory.search("what does alice eat", filters={"user_id": "alice"}, top_k=5, threshold=0.0),
+        }
+        history = {"history": [memory.history(m) for m in (first_id, lyon_id, last_id)]}
+        memory.close() if hasattr(memory, "close") else None
+        conn = sqlite3.connect(history_path)
+        cur = conn.execute("SELECT * FROM history ORDER BY rowid")
+        names = [d[0] for d in cur.description]
+        history["rows"] = [dict(zip(names, row)) for row in cur.fetchall()]
+        conn.close()
+    write(
+        "mem0.add_result",
+        "adds",
+        adds,
+        pkgs,
+        "Memory.add(..., infer=False) results: a string, a message list with name and all "
+        "three scope ids and metadata, a string with only agent_id.",
+    )
+    write(
+        "mem0.memory_item",
+        "items",
+        items,
+        pkgs,
+        "get(id), get_all(filters) and search(query, filters, threshold=0.0) after two "
+        "update()s and a delete(); scores come from a deterministic fake embedder.",
+    )
+    write(
+        "mem0.history_row",
+        "history",
+        history,
+        pkgs,
+        "history(id) for the updated, the re-updated and the deleted memory, and the raw "
+        "SELECT * FROM history rows of the SQLite history DB.",
+    )
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
@@ -1078,6 +1168,7 @@ CAPTURES: dict[str, Callable[[], None]] = {
     "agency_swarm": capture_agency_swarm,
     "autogen": capture_autogen,
     "agentscope": capture_agentscope,
+    "mem0": capture_mem0,
 }
 
 
