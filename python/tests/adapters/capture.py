@@ -1068,7 +1068,88 @@ def capture_agentscope() -> None:
 
 
 def capture_agentscope_1() -> None:
-    raise NotImplementedError("filled in below")
+    import uuid
+
+    uuid.uuid4 = seeded_uuid4(21)  # shortuuid.uuid() draws from uuid4
+    import agentscope.message._message_base as message_module
+    from agentscope.memory import InMemoryMemory
+    from agentscope.message import Msg
+
+    message_module.datetime = Clock().datetime  # type: ignore[attr-defined]
+    png64 = base64.b64encode(TINY_PNG).decode("ascii")
+    messages = [
+        Msg("system", "You are Friday.", "system"),
+        Msg(
+            "alice",
+            [
+                {"type": "text", "text": "Describe these."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png64}},
+                {"type": "audio", "source": {"type": "url", "url": "https://example.org/a.wav"}},
+                {"type": "video", "source": {"type": "url", "url": "file:///tmp/clip.mp4"}},
+                {"type": "text", "text": ""},
+            ],
+            "user",
+            metadata={"channel": "web", "big": BIG_INT},
+        ),
+        Msg(
+            "Friday",
+            [
+                {"type": "thinking", "thinking": "Use the vision tool."},
+                {
+                    "type": "tool_use",
+                    "id": "call_1",
+                    "name": "describe",
+                    "input": {"detail": "high", "n": 1.0},
+                    "raw_input": '{"detail": "high", "n": 1.0}',
+                },
+            ],
+            "assistant",
+            invocation_id="inv-1",
+        ),
+        Msg(
+            "system",
+            [
+                {
+                    "type": "tool_result",
+                    "id": "call_1",
+                    "name": "describe",
+                    "output": [
+                        {"type": "text", "text": "A cat."},
+                        {"type": "image", "source": {"type": "url", "url": "https://example.org/c.png"}},
+                    ],
+                }
+            ],
+            "system",
+        ),
+        Msg("Friday", TEXTS[1], "assistant", timestamp="2026-05-04 12:31:00.000"),
+    ]
+    pkgs = versions("agentscope", "shortuuid")
+    write(
+        "agentscope.msg",
+        "v1_messages",
+        [m.to_dict() for m in messages],
+        pkgs,
+        "1.x Msg.to_dict() of each message, every block type (text, thinking, image, audio, "
+        "video with base64 and url sources, tool_use with raw_input, tool_result with list "
+        "output); ids from shortuuid over a seeded uuid4, local timestamps from a frozen "
+        "clock. The invocation_id given to one message does not appear in to_dict().",
+    )
+    memory = InMemoryMemory()
+
+    async def fill() -> dict[str, Any]:
+        await memory.add(messages[:3])
+        await memory.add(messages[3:], marks=["tool", "hint"])
+        await memory.update_compressed_summary("Earlier: greetings.")
+        return memory.state_dict()
+
+    write(
+        "agentscope.msg",
+        "v1_memory_state",
+        asyncio.run(fill()),
+        pkgs,
+        "1.x InMemoryMemory.state_dict() after two add() calls (the second with marks) "
+        "and a compressed summary.",
+    )
 
 
 # --- mem0 ----------------------------------------------------------------------
