@@ -1242,6 +1242,138 @@ def capture_mem0() -> None:
     )
 
 
+# --- metagpt -------------------------------------------------------------------
+
+
+def capture_metagpt() -> None:
+    import uuid
+
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # send_to is a set and dumps as a list in set order, which follows
+        # the string hash seed: fix it, or the files change at every run.
+        raise SystemExit("run with PYTHONHASHSEED=0")
+    uuid.uuid4 = seeded_uuid4(40)  # Message.id is uuid4().hex when empty
+    # metagpt takes the working directory as its root: it writes logs/ there and
+    # needs an LLM entry in config/config2.yaml to import at all (never called).
+    os.chdir(tempfile.mkdtemp())
+    os.mkdir("config")
+    Path("config/config2.yaml").write_text(
+        "llm:\n  api_type: openai\n  model: gpt-4o\n  api_key: sk-offline-never-used\n"
+    )
+    from metagpt.actions.action_node import ActionNode
+    from metagpt.memory import Memory
+    from metagpt.schema import AIMessage, Message, SystemMessage, UserMessage
+    from pydantic import BaseModel, create_model
+
+    decision = create_model("Decision", __base__=BaseModel, approved=(bool, ...), score=(float, ...))
+    decision.__module__ = "app.models"
+    review = ActionNode.create_model_class("ReviewOutput", {"verdict": (str, ...), "issues": (list[str], ...)})
+    messages = [
+        UserMessage(content="Write a CLI snake game.", id="0"),
+        Message(
+            content="PRD drafted",
+            role="Alice(Product Manager)",
+            cause_by="metagpt.actions.write_prd.WritePRD",
+            sent_from="metagpt.roles.product_manager.ProductManager",
+            send_to={"<all>"},
+        ),
+        AIMessage(
+            content="Design ready",
+            cause_by="metagpt.actions.design_api.WriteDesign",
+            sent_from="Bob",
+            send_to={"Eve", "Alex", "<self>"},
+            instruct_content=review(verdict="ok", issues=["none", TEXTS[1]]),
+        ),
+        Message(content="", role="assistant", send_to=set(), instruct_content=decision(approved=True, score=1.0)),
+        SystemMessage(content=TEXTS[2], send_to={"<none>"}),
+    ]
+    pkgs = versions("metagpt", "pydantic")
+    write(
+        "metagpt.message",
+        "messages",
+        {"dump": [m.dump() for m in messages], "model_dump": [m.model_dump() for m in messages]},
+        pkgs,
+        "Message.dump() (model_dump_json(exclude_none=True), the text Memory and the "
+        "serialize code write) and model_dump() of UserMessage/AIMessage/SystemMessage and "
+        "Message with routing, ActionNode and plain pydantic instruct_content. Empty ids "
+        "are uuid4().hex (seeded); run with PYTHONHASHSEED=0 (send_to set order).",
+    )
+    memory = Memory()
+    memory.add_batch(messages)
+    memory.add(messages[1])  # a duplicate: Memory drops it
+    write(
+        "metagpt.message",
+        "memory",
+        memory.model_dump_json(),
+        pkgs,
+        "Memory().add_batch(messages) then add() of a duplicate; its model_dump_json() text.",
+    )
+
+
+# --- letta ---------------------------------------------------------------------
+
+
+def capture_letta() -> None:
+    import uuid
+
+    uuid.uuid4 = seeded_uuid4(50)  # Block ids are "block-" + uuid4
+    from letta.schemas.agent_file import AgentFileSchema, BlockSchema
+    from letta.schemas.block import Block
+    from letta.services.agent_serialization_manager import AgentSerializationManager
+    from letta_client.types import BlockResponse
+
+    blocks = [
+        Block(label="human", value="Name: Alice\nLikes: tea", limit=5000, description="The user."),
+        Block(label="persona", value="I am Sam, a helpful companion.", read_only=True, metadata={"v": 2}),
+        Block(
+            label="system/human/family",
+            value=TEXTS[1],
+            limit=2**40,
+            is_template=True,
+            template_name="family-template",
+            metadata={"big": BIG_INT, "f": 1.0, "nested": {"z": [], "a": None}},
+            tags=["family", "core"],
+            hidden=False,
+        ),
+        Block(label="scratch", value="", preserve_on_migration=True),
+    ]
+    # The exporter's own id remapping (block-0, block-1, ...) and conversion,
+    # on a manager without its database (only these two methods are used).
+    exporter = object.__new__(AgentSerializationManager)
+    exporter._db_to_file_ids = {}
+    exporter._id_counters = {BlockSchema.__id_prefix__: 0}
+    for block in blocks:
+        exporter._map_db_to_file_id(block.id, BlockSchema.__id_prefix__)
+    schemas = [exporter._convert_block_to_schema(b) for b in blocks]
+    agent_file = AgentFileSchema(
+        agents=[], groups=[], blocks=schemas, files=[], sources=[], tools=[], mcp_servers=[],
+        created_at=EPOCH,
+    )
+    pkgs = versions("letta", "letta-client", "pydantic")
+    write(
+        "letta.block",
+        "agent_file_blocks",
+        {
+            "blocks": [s.model_dump() for s in schemas],
+            "agent_file_json": agent_file.model_dump_json(),
+        },
+        pkgs,
+        "Agent File blocks: BlockSchema as the exporter makes it from Block objects "
+        "(file-local ids block-N), model_dump() as the export route returns it, and the "
+        "JSON text of an AgentFileSchema holding only these blocks (created_at fixed).",
+    )
+    # The same blocks as the REST API returns them, parsed by the official client.
+    api = [BlockResponse.model_validate(b.model_dump(mode="json")) for b in blocks]
+    write(
+        "letta.block",
+        "client_block_response",
+        {"to_dict": [b.to_dict() for b in api], "model_dump": [b.model_dump() for b in api]},
+        pkgs,
+        "letta_client BlockResponse parsed from each server Block's model_dump(mode='json') "
+        "(the body the REST API sends): its to_dict() (fields set only) and model_dump().",
+    )
+
+
 CAPTURES: dict[str, Callable[[], None]] = {
     "langchain": capture_langchain,
     "langgraph": capture_langgraph,
@@ -1250,6 +1382,8 @@ CAPTURES: dict[str, Callable[[], None]] = {
     "autogen": capture_autogen,
     "agentscope": capture_agentscope,
     "mem0": capture_mem0,
+    "metagpt": capture_metagpt,
+    "letta": capture_letta,
 }
 
 
