@@ -135,7 +135,7 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
     elif isinstance(b, (list, tuple)):
         if len(a) != len(b):
             raise AssertionError(f"{where}: length {len(a)} != {len(b)}")
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             assert_same(x, y, f"{where}/{i}")
     elif isinstance(b, float):
         if struct.pack("<d", a) != struct.pack("<d", b) and not (math.isnan(a) and math.isnan(b)):
@@ -144,27 +144,27 @@ def assert_same(a: Any, b: Any, where: str = "") -> None:
         raise AssertionError(f"{where}: {a!r} != {b!r}")
 
 
+def select_rows(conn: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
+    """A table's rows in storage order, as column name -> value (SQLite types)."""
+    cur = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
 # --- shared, deterministic inputs -------------------------------------------
 
 
 def png(width: int, height: int, seed: int) -> bytes:
     """A valid RGB PNG of seeded noise (noise does not compress: photo-sized)."""
     rng = random.Random(seed)
-    raw = b"".join(
-        b"\x00" + bytes(rng.randrange(256) for _ in range(width * 3)) for _ in range(height)
-    )
+    raw = b"".join(b"\x00" + bytes(rng.randrange(256) for _ in range(width * 3)) for _ in range(height))
 
     def chunk(kind: bytes, body: bytes) -> bytes:
         crc = zlib.crc32(kind + body) & 0xFFFFFFFF
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 9))
-        + chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
 def data_uri(data: bytes, mime: str = "image/png") -> str:
@@ -178,7 +178,7 @@ LARGE_URI = data_uri(png(46, 46, 7))
 assert len(LARGE_URI) > 8192, len(LARGE_URI)
 BIG_INT = 2**63 + 1
 HUGE_INT = 10**30
-TEXTS = ["", "naïve café ☕ 🦀 \u200b", "line1\nline2\ttab \"quoted\" \\ back"]
+TEXTS = ["", "naïve café ☕ 🦀 \u200b", 'line1\nline2\ttab "quoted" \\ back']
 
 
 # --- langchain-core ---------------------------------------------------------
@@ -207,9 +207,7 @@ def capture_langchain() -> None:
     chunk_a = AIMessageChunk(
         content="Let me ",
         id="run-7f3a",
-        tool_call_chunks=[
-            {"name": "get_weather", "args": '{"city": "Par', "id": "call_1", "index": 0}
-        ],
+        tool_call_chunks=[{"name": "get_weather", "args": '{"city": "Par', "id": "call_1", "index": 0}],
     )
     chunk_b = AIMessageChunk(
         content="check.",
@@ -419,9 +417,7 @@ def capture_langgraph() -> None:
 
     # SqliteStore: TTL, naive timestamps, values kept as orjson bytes.
     with tempfile.TemporaryDirectory() as tmp:
-        conn = sqlite3.connect(
-            os.path.join(tmp, "store.db"), check_same_thread=False, isolation_level=None
-        )
+        conn = sqlite3.connect(os.path.join(tmp, "store.db"), check_same_thread=False, isolation_level=None)
         store = SqliteStore(conn, ttl={"default_ttl": None, "refresh_on_read": True})
         store.setup()
         store.put(("users", "u-1", "memories"), "prefs", values["prefs"])
@@ -438,27 +434,19 @@ def capture_langgraph() -> None:
             huge_error = f"{type(exc).__name__}: {exc}"
         conn.execute("UPDATE store SET created_at = ?, updated_at = ?", (SQL_NOW, SQL_NOW))
 
-        def rows() -> list[dict[str, Any]]:
-            cur = conn.execute("SELECT * FROM store ORDER BY rowid")
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, row)) for row in cur.fetchall()]
-
-        before = rows()
+        before = select_rows(conn, "store")
         got = store.get(("users", "u-1", "memories"), "profile", refresh_ttl=False)
         assert got is not None
         sq_items = [got.dict()]
         sq_items += [i.dict() for i in store.search(("users",), refresh_ttl=False, limit=20)]
-        sq_items += [
-            i.dict() for i in store.search(("users",), filter={"food": "pasta"}, refresh_ttl=False)
-        ]
+        sq_items += [i.dict() for i in store.search(("users",), filter={"food": "pasta"}, refresh_ttl=False)]
         # A read that refreshes the TTL rewrites expires_at in SQLite's own format.
         store.get(("users", "u-1", "memories"), "nested", refresh_ttl=True)
         conn.execute(
-            "UPDATE store SET expires_at = DATETIME(?, '+' || ttl_minutes || ' minutes')"
-            " WHERE key = 'nested'",
+            "UPDATE store SET expires_at = DATETIME(?, '+' || ttl_minutes || ' minutes') WHERE key = 'nested'",
             (SQL_NOW,),
         )
-        after = rows()
+        after = select_rows(conn, "store")
         conn.close()
     write(
         "langgraph.item",
@@ -642,8 +630,7 @@ def capture_openai_agents() -> None:
         Converter.items_to_messages(convertible, model="gpt-4o"),
         pkgs,
         "Chat Completions messages made by the SDK's own Converter.items_to_messages from "
-        "the responses_item conversation. Left out, as the converter refuses them: "
-        + "; ".join(refused),
+        "the responses_item conversation. Left out, as the converter refuses them: " + "; ".join(refused),
     )
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -663,12 +650,7 @@ def capture_openai_agents() -> None:
         conn.execute("UPDATE agent_messages SET created_at = ?", (SQL_NOW,))
         conn.execute("UPDATE agent_sessions SET created_at = ?, updated_at = ?", (SQL_NOW, SQL_NOW))
 
-        def rows(table: str) -> list[dict[str, Any]]:
-            cur = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, row)) for row in cur.fetchall()]
-
-        table_rows = {"agent_sessions": rows("agent_sessions"), "agent_messages": rows("agent_messages")}
+        table_rows = {name: select_rows(conn, name) for name in ("agent_sessions", "agent_messages")}
         conn.close()
     write(
         "openai_agents.session_item",
@@ -873,9 +855,7 @@ def capture_autogen() -> None:
 
     contents = [
         MemoryContent(content="User prefers metric units.", mime_type=MemoryMimeType.TEXT),
-        MemoryContent(
-            content="# Notes\n- likes *tea*", mime_type=MemoryMimeType.MARKDOWN, metadata={"src": "chat"}
-        ),
+        MemoryContent(content="# Notes\n- likes *tea*", mime_type=MemoryMimeType.MARKDOWN, metadata={"src": "chat"}),
         MemoryContent(
             content={"big": BIG_INT, "huge": HUGE_INT, "f": 1.0, "neg_zero": -0.0, "list": [1, True, None]},
             mime_type=MemoryMimeType.JSON,
@@ -1147,8 +1127,7 @@ def capture_agentscope_1() -> None:
         "v1_memory_state",
         asyncio.run(fill()),
         pkgs,
-        "1.x InMemoryMemory.state_dict() after two add() calls (the second with marks) "
-        "and a compressed summary.",
+        "1.x InMemoryMemory.state_dict() after two add() calls (the second with marks) and a compressed summary.",
     )
 
 
@@ -1212,9 +1191,7 @@ def capture_mem0() -> None:
         history = {"history": [memory.history(m) for m in (first_id, lyon_id, last_id)]}
         memory.close() if hasattr(memory, "close") else None
         conn = sqlite3.connect(history_path)
-        cur = conn.execute("SELECT * FROM history ORDER BY rowid")
-        names = [d[0] for d in cur.description]
-        history["rows"] = [dict(zip(names, row)) for row in cur.fetchall()]
+        history["rows"] = select_rows(conn, "history")
         conn.close()
     write(
         "mem0.add_result",
@@ -1346,7 +1323,13 @@ def capture_letta() -> None:
         exporter._map_db_to_file_id(block.id, BlockSchema.__id_prefix__)
     schemas = [exporter._convert_block_to_schema(b) for b in blocks]
     agent_file = AgentFileSchema(
-        agents=[], groups=[], blocks=schemas, files=[], sources=[], tools=[], mcp_servers=[],
+        agents=[],
+        groups=[],
+        blocks=schemas,
+        files=[],
+        sources=[],
+        tools=[],
+        mcp_servers=[],
         created_at=EPOCH,
     )
     pkgs = versions("letta", "letta-client", "pydantic")
