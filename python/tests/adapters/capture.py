@@ -1138,6 +1138,7 @@ def capture_mem0() -> None:
     import uuid
 
     os.environ["MEM0_TELEMETRY"] = "False"  # no events sent anywhere
+    os.environ["MEM0_DIR"] = tempfile.mkdtemp()  # not ~/.mem0 (it keeps a user id there)
     os.environ.setdefault("OPENAI_API_KEY", "sk-offline-never-used")
     uuid.uuid4 = seeded_uuid4(30)  # memory and history ids: deterministic
     import mem0.memory.main as main_module
@@ -1245,8 +1246,13 @@ def capture_metagpt() -> None:
     decision = create_model("Decision", __base__=BaseModel, approved=(bool, ...), score=(float, ...))
     decision.__module__ = "app.models"
     review = ActionNode.create_model_class("ReviewOutput", {"verdict": (str, ...), "issues": (list[str], ...)})
+    designed = AIMessage("Design ready")  # the role classes take content only
+    designed.cause_by = "metagpt.actions.design_api.WriteDesign"
+    designed.sent_from = "Bob"
+    designed.send_to = {"Eve", "Alex", "<self>"}
+    designed.instruct_content = review(verdict="ok", issues=["none", TEXTS[1]])
     messages = [
-        UserMessage(content="Write a CLI snake game.", id="0"),
+        UserMessage("Write a CLI snake game."),
         Message(
             content="PRD drafted",
             role="Alice(Product Manager)",
@@ -1254,15 +1260,11 @@ def capture_metagpt() -> None:
             sent_from="metagpt.roles.product_manager.ProductManager",
             send_to={"<all>"},
         ),
-        AIMessage(
-            content="Design ready",
-            cause_by="metagpt.actions.design_api.WriteDesign",
-            sent_from="Bob",
-            send_to={"Eve", "Alex", "<self>"},
-            instruct_content=review(verdict="ok", issues=["none", TEXTS[1]]),
+        designed,
+        Message(
+            content="", id="0", role="assistant", send_to=set(), instruct_content=decision(approved=True, score=1.0)
         ),
-        Message(content="", role="assistant", send_to=set(), instruct_content=decision(approved=True, score=1.0)),
-        SystemMessage(content=TEXTS[2], send_to={"<none>"}),
+        SystemMessage(TEXTS[2]),
     ]
     pkgs = versions("metagpt", "pydantic")
     write(
