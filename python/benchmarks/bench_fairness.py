@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,12 +22,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import grpc
 
 import memorywire.protobuf
 from memorywire.client import Client, ServiceError, service_error
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from served import Served  # noqa: E402
 
 SERVICE = "/memorywire.v1.MemoryService"
 MIB = 1 << 20
@@ -36,57 +39,6 @@ MIB = 1 << 20
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-def rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-class Server:
-    """``memorywire serve`` in a subprocess, on loopback."""
-
-    def __init__(self, store: Path, flags: list[str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memorywire.service", "--listen", "127.0.0.1:0", "--store", str(store),
-             "--quiet", "--no-warm", *flags],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        ready = threading.Event()
-        self.address = ""
-        self.lines: list[dict[str, Any]] = []
-        assert self.proc.stderr is not None
-
-        def drain(stream: IO[str]) -> None:
-            for line in stream:
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                self.lines.append(entry)
-                if entry.get("event") == "listening":
-                    self.address = entry["address"]
-                    ready.set()
-
-        self._drain = threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True)
-        self._drain.start()
-        if not ready.wait(60):
-            self.proc.kill()
-            raise SystemExit(f"the server did not start: {self.lines}")
-
-    def rss(self) -> float:
-        return rss_mib(self.proc.pid)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._drain.join(5)
 
 
 def fact(id: str, text: str) -> dict[str, Any]:
@@ -230,8 +182,9 @@ class Abuse:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memorywire-fair-") as tmp:
-        server = Server(Path(tmp) / "store.sqlite3",
-                        ["--stream-stall-timeout", str(args.stall), "--max-import-mib", str(args.max_import_mib)])
+        server = Served(Path(tmp) / "store.sqlite3",
+                        ["--no-warm", "--stream-stall-timeout", str(args.stall),
+                         "--max-import-mib", str(args.max_import_mib)])
         try:
             log(f"fairness: server at {server.address}; seeding {args.seed_mib} MiB for the abuser")
             seed(server.address, args.seed_mib)

@@ -43,65 +43,29 @@ import json
 import os
 import platform
 import random
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from memorywire.client import Client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from served import Served  # noqa: E402
+
+# --no-warm: the first queries load the indexes, and are timed apart.
+SERVE_FLAGS = ["--max-workers", "64", "--no-warm"]
 
 SPEC = "1.0"
 
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-class Server:
-    """The service in a subprocess, on loopback."""
-
-    def __init__(self, store: Path) -> None:
-        # --no-warm: the first queries load the indexes, and are timed apart.
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memorywire.service", "--listen", "127.0.0.1:0",
-             "--store", str(store), "--quiet", "--max-workers", "64", "--no-warm"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        ready = threading.Event()
-        self.address = ""
-        assert self.proc.stderr is not None
-
-        def drain(stream: IO[str]) -> None:
-            for line in stream:
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if entry.get("event") == "listening":
-                    self.address = entry["address"]
-                    ready.set()
-
-        self._drain = threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True)
-        self._drain.start()
-        if not ready.wait(60):
-            self.proc.kill()
-            raise SystemExit("the server did not start")
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._drain.join(5)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -124,7 +88,7 @@ def vector(rng: random.Random, dims: int) -> list[float]:
 
 
 def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = Server(workdir / "load.sqlite3")
+    server = Served(workdir / "load.sqlite3", SERVE_FLAGS)
     dims = 32
     words = ("window seat vegetarian flight hotel meeting report budget launch review design "
              "deadline invoice travel coffee music garden").split()
@@ -241,7 +205,7 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     else:
         log(f"vector: writing {args.records} records x {args.dims} dimensions")
         load = build_store(path, args.records, args.dims)
-    server = Server(path)
+    server = Served(path, SERVE_FLAGS)
     try:
         rng = random.Random(11)
         with Client(server.address, tenant="bench", timeout=120) as mw:
@@ -285,7 +249,7 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 
 def run_tenants(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = Server(workdir / "tenants.sqlite3")
+    server = Served(workdir / "tenants.sqlite3", SERVE_FLAGS)
     try:
         log(f"tenants: one Put in each of {args.tenants} new tenants")
         latencies: list[float] = []
