@@ -122,6 +122,27 @@ def test_one_tenants_watch_streams_leave_room_for_another(
         channel.close()
 
 
+def test_a_cancelled_watch_gives_its_place_back_at_once(
+        serve: Callable[..., tuple[MemoryServer, str]]) -> None:
+    # One Watch stream a tenant: a client that cancels one and opens the
+    # next straight away is served, although the cancelled stream's worker
+    # only notices at its next poll.
+    server, target = serve(max_tenant_streams=1)
+    channel = grpc.insecure_channel(target)
+    try:
+        for n in range(3):
+            call = channel.unary_stream(f"{SERVICE}/Watch")(_watch_request(), metadata=_md("acme"))
+            assert _wait_until(lambda: server.admission.in_progress("acme") == 1, 3)
+            time.sleep(0.05)  # the stream now waits for events
+            call.cancel()
+            time.sleep(0.1)
+            with Client(target, tenant="acme") as acme, acme.watch() as again:
+                acme.put(fact(f"a{n}", "x"))
+                assert next(again)["record"]["id"] == f"a{n}"
+    finally:
+        channel.close()
+
+
 def test_a_tenants_calls_in_progress_are_bounded(
         serve: Callable[..., tuple[MemoryServer, str]]) -> None:
     server, target = serve(max_workers=8, max_tenant_calls=2, max_tenant_streams=1)

@@ -112,12 +112,16 @@ class Admission:
         self._all_streams = 0
 
     @contextmanager
-    def admit(self, tenant: str | None, method: str) -> Iterator[None]:
+    def admit(self, tenant: str | None, method: str) -> Iterator[Callable[[], None]]:
         """Hold a place for one call of a tenant while the block runs. None
         is a call that acts for no tenant and ends at once (GetCapabilities),
-        which is not counted; ANONYMOUS counts those that hold a worker."""
+        which is not counted; ANONYMOUS counts those that hold a worker.
+
+        The block receives a function that gives the place back at once,
+        for a call that ends before its worker notices (a cancelled stream);
+        the place is given back once only."""
         if tenant is None:
-            yield
+            yield lambda: None
             return
         stream = method in STREAM_METHODS
         with self._lock:
@@ -136,10 +140,13 @@ class Admission:
                 self._streams[(tenant, method)] = mine + 1
                 self._all_streams += 1
             self._calls[tenant] = calls + 1
-        try:
-            yield
-        finally:
+        held = [True]
+
+        def release() -> None:
             with self._lock:
+                if not held[0]:
+                    return
+                held[0] = False
                 left = self._calls[tenant] - 1
                 if left:
                     self._calls[tenant] = left
@@ -152,6 +159,11 @@ class Admission:
                     else:
                         del self._streams[(tenant, method)]
                     self._all_streams -= 1
+
+        try:
+            yield release
+        finally:
+            release()
 
     def in_progress(self, tenant: str) -> int:
         with self._lock:

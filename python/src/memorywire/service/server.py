@@ -571,8 +571,12 @@ class MemoryServer:
             try:
                 tenant = self._metadata(method, context)
                 op_id = _operation_id(method, request)
-                with self.admission.admit(tenant, method), \
+                with self.admission.admit(tenant, method) as release, \
                         self.stalls.watch(method, context, stalled.append) as waiting:
+                    # A cancelled stream gives its place back at once, not
+                    # when its worker next looks (up to a Watch poll later),
+                    # so that a client may open the next stream straight away.
+                    context.add_callback(release)
                     req, _ = self._decode(method, request)
                     call = self._call(tenant, context)
                     frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
