@@ -190,23 +190,29 @@ def consumer_offset(ctx: Ctx) -> None:
     """CommitOffset stores a consumer's cursor; a Watch naming the consumer
     starts after it, Watch does not move it, and a new commit (even an
     earlier cursor) replaces it."""
+    # Each stream is closed once read, as a consumer that reconnects does: a
+    # service may bound the Watch streams of one tenant open at once
+    # (grpc-binding.md section 7.4).
     for i in range(1, 5):
         ctx.put_ok(fact(f"a{i}", "x"))
-    first = ctx.events(ctx.watch(from_start=True), 4, "the first stream")
+    with ctx.watch(from_start=True) as stream:
+        first = ctx.events(stream, 4, "the first stream")
     cursors = [e.get("cursor") for e in first]
     got = ctx.call("CommitOffset", {"consumer": "role:Engineer", "cursor": cursors[1]})
     ctx.eq(got.get("cursor"), cursors[1], "the committed cursor")
     for _ in range(2):
-        events = ctx.events_until(ctx.watch(consumer="role:Engineer"), "a4")
+        with ctx.watch(consumer="role:Engineer") as stream:
+            events = ctx.events_until(stream, "a4")
         ctx.eq(_ids(events), ["a3", "a4"], "the events after the committed offset")
     ctx.call("CommitOffset", {"consumer": "role:Engineer", "cursor": cursors[3]})
     ctx.put_ok(fact("a5", "x"))
-    ctx.eq(_ids(ctx.events(ctx.watch(consumer="role:Engineer"), 1)), ["a5"],
-           "the first event after the new offset")
+    with ctx.watch(consumer="role:Engineer") as stream:
+        ctx.eq(_ids(ctx.events(stream, 1)), ["a5"], "the first event after the new offset")
     ctx.call("CommitOffset", {"consumer": "role:Engineer", "cursor": cursors[0]})
-    ctx.eq(_ids(ctx.events(ctx.watch(consumer="role:Engineer"), 1)), ["a2"],
-           "the first event after a rewound offset")
-    other = ctx.events(ctx.watch(consumer="role:QA", from_start=True), 1)
+    with ctx.watch(consumer="role:Engineer") as stream:
+        ctx.eq(_ids(ctx.events(stream, 1)), ["a2"], "the first event after a rewound offset")
+    with ctx.watch(consumer="role:QA", from_start=True) as stream:
+        other = ctx.events(stream, 1)
     ctx.eq(_ids(other), ["a1"], "the first event of a consumer without offset, from_start")
 
 
