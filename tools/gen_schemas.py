@@ -326,7 +326,7 @@ def record_version_choice() -> dict[str, object]:
     """The version choice of a record that is a document of its own, whose
     specversion, unlike that of a nested record, is not empty."""
     choice = version_choice(ref("MemoryRecord"), ref("MemoryRecord", tolerant=True))
-    present = {"properties": {"specversion": {"minLength": 1}}}
+    present = {"properties": {"specversion": {"type": "string", "minLength": 1}}}
     return {**choice, "allOf": [*choice["allOf"], present]}  # type: ignore[misc]
 
 
