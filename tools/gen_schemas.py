@@ -125,9 +125,10 @@ def scalar_schema(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, o
         else:
             s = {"$ref": ref(name, tolerant)}
             if name == "MemoryRecord":
-                # A record inside another document inherits its specversion.
+                # A record inside another document inherits its specversion;
+                # an empty one is absent (spec/v1/json-format.md, section 4).
                 s["type"] = "object"
-                s["properties"] = {"specversion": False}
+                s["properties"] = {"specversion": {"const": ""}}
     else:
         raise SystemExit(f"unsupported field type {t} of {field.name}")
     return s
@@ -155,7 +156,7 @@ def field_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
         if "max_items" in rules:
             s["maxItems"] = rules["max_items"]
     else:
-        s = scalar_schema(field, rules, tolerant)
+        s = scalar_schema(field, protoset.singular_rules(field, rules), tolerant)
     return {"description": description, **s}
 
 
@@ -321,6 +322,14 @@ def version_choice(strict: str, tolerant: str) -> dict[str, object]:
     }
 
 
+def record_version_choice() -> dict[str, object]:
+    """The version choice of a record that is a document of its own, whose
+    specversion, unlike that of a nested record, is not empty."""
+    choice = version_choice(ref("MemoryRecord"), ref("MemoryRecord", tolerant=True))
+    present = {"properties": {"specversion": {"type": "string", "minLength": 1}}}
+    return {**choice, "allOf": [*choice["allOf"], present]}  # type: ignore[misc]
+
+
 def message_schema(model: protoset.Model, msg: descriptor_pb2.DescriptorProto,
                    document: bool) -> dict[str, object]:
     header: dict[str, object] = {
@@ -384,7 +393,7 @@ def fixed_schemas(model: protoset.Model) -> dict[str, dict[str, object]]:
             "export. Unlike a record inside another document, it carries its specversion.",
             "type": "object",
             "required": ["specversion"],
-            **version_choice(ref("MemoryRecord"), ref("MemoryRecord", tolerant=True)),
+            **record_version_choice(),
         },
     }
 

@@ -107,6 +107,16 @@ def field_rules(field: descriptor_pb2.FieldDescriptorProto) -> dict[str, object]
     return out
 
 
+def singular_rules(field: descriptor_pb2.FieldDescriptorProto, rules: dict[str, object]) -> dict[str, object]:
+    """The rules of a singular field as the schemas state them: a string that
+    is not required may also be empty, its default, which a reader takes for
+    absent (spec/v1/json-format.md, section 4), whatever its pattern."""
+    pattern = rules.get("pattern")
+    if field.type != descriptor_pb2.FieldDescriptorProto.TYPE_STRING or not pattern or rules.get("required"):
+        return rules
+    return {**rules, "pattern": f"^$|{pattern}"}
+
+
 def enum_json_name(enum_name: str, value_name: str) -> str:
     """The JSON name of an enum value: the value name without the enum's
     prefix, in lower case (ROLE_USER of Role is "user")."""

@@ -149,7 +149,7 @@ def check_form(name: str, msg: descriptor_pb2.DescriptorProto, file: str, schema
             if prop.get("type") == "array":
                 problems.append(f"{where}: singular in the proto, array in {file}")
                 continue
-            compare_scalar(where, field, rules, prop, problems, newer)
+            compare_scalar(where, field, protoset.singular_rules(field, rules), prop, problems, newer)
 
 
 def check(proto_root: pathlib.Path, schema_dir: pathlib.Path) -> list[str]:

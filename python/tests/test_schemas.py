@@ -74,3 +74,40 @@ def test_a_broken_example_is_caught() -> None:
         broken = json.loads(json.dumps(record))
         breakage(broken)
         assert not validator.is_valid(broken)
+
+
+_FACT = {"id": "r1", "kind": "fact", "fact": {"text": "x"}}
+
+
+def _put(record: dict[str, object]) -> dict[str, object]:
+    return {"specversion": "1.0", "operation_id": "op-1", "items": [{"record": record}]}
+
+
+@pytest.mark.parametrize(("doc", "type_name", "verdict"), [
+    # An empty string is the default, which a reader takes for absent
+    # (json-format.md section 4): a nested record's empty specversion is no
+    # specversion, and so is an empty content_hash.
+    (_put({**_FACT, "specversion": ""}), "memorywire.v1.PutRequest", None),
+    (_put({**_FACT, "specversion": "1.0"}), "memorywire.v1.PutRequest",
+     ("/items/0/record/specversion", "UNKNOWN_FIELD")),
+    ({**_FACT, "specversion": ""}, "memorywire.v1.MemoryRecord", ("/specversion", "REQUIRED_FIELD_MISSING")),
+    ({**_FACT, "specversion": "1.0", "provenance": {"content_hash": ""}}, "memorywire.v1.MemoryRecord", None),
+    ({**_FACT, "specversion": "1.0", "provenance": {"content_hash": "x"}}, "memorywire.v1.MemoryRecord",
+     ("/provenance/content_hash", "PATTERN_MISMATCH")),
+])
+def test_schemas_and_codec_agree_on_empty_strings(doc: dict[str, object], type_name: str,
+                                                    verdict: tuple[str, str] | None) -> None:
+    """The schemas accept and refuse an empty string where the codec does,
+    with the same pointer and reason."""
+    from memorywire import json as mw_json
+    from memorywire.errors import MemorywireError
+    from memorywire.validation import reference_errors
+
+    found = [(v.pointer, v.reason) for v in reference_errors(doc, type_name)]
+    try:
+        mw_json.decode(json.dumps(doc), type=type_name)
+        codec = None
+    except MemorywireError as e:
+        codec = (e.pointer, e.reason)
+    assert codec == verdict
+    assert found == ([] if verdict is None else [verdict])

@@ -67,6 +67,11 @@ accept-out-of-range
     Answers ``valid`` to a document rejected with VALUE_OUT_OF_RANGE.
     Breaks core.md section 3 (numbers within their range, procedure states
     among the procedure's states).
+wide-field-numbers
+    Reads a Protobuf field number above 536870911 (2^29-1) as an unknown field,
+    answering UNKNOWN_FIELD at its number, as a reader with 32-bit field numbers
+    would. Breaks protobuf-format.md section 2.3 (such a tag is
+    INVALID_WIRE_FORMAT). Caught by the recommended ErrorReason cases.
 wrong-pointer
     Reports every rejection at the parent of the offending member.
     Breaks operations.md section 3.1 (a violation points at the offending member).
@@ -91,6 +96,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgpack
+from memorywire._wire import MAX_FIELD_NUMBER
 from memorywire.convert import module
 from memorywire.errors import MemorywireError, violation
 from memorywire.testee import Testee
@@ -287,7 +293,11 @@ INPUT_FAULTS: dict[str, Callable[[Any], MemorywireError | None]] = {
         else violation("VALUE_OUT_OF_RANGE", where, "the value is longer than the limit")),
 }
 
-FAULTS = sorted([*OUTPUT_FAULTS, *ACCEPTED_REASONS, *INPUT_FAULTS, "wrong-pointer"])
+#: The tag of a rejection for a Protobuf field number out of range, as the
+#: reference codec words it.
+_BAD_TAG = re.compile(r"tag (\d+) is not valid")
+
+FAULTS = sorted([*OUTPUT_FAULTS, *ACCEPTED_REASONS, *INPUT_FAULTS, "wide-field-numbers", "wrong-pointer"])
 
 
 class BrokenTestee(Testee):
@@ -319,6 +329,11 @@ class BrokenTestee(Testee):
         response = super().rejection(error, request)
         if self.fault == "wrong-pointer":
             response["pointer"] = response["pointer"].rsplit("/", 1)[0]
+            return response
+        if self.fault == "wide-field-numbers":
+            tag = _BAD_TAG.fullmatch(error.message) if error.reason == "INVALID_WIRE_FORMAT" else None
+            if tag is not None and int(tag[1]) >> 3 > MAX_FIELD_NUMBER:
+                response.update(reason="UNKNOWN_FIELD", pointer=f"{error.pointer}/{int(tag[1]) >> 3}")
             return response
         accepted = ACCEPTED_REASONS.get(self.fault)
         if accepted is None:

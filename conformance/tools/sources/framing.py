@@ -79,6 +79,14 @@ CASES = [
     invalid("ProtobufFieldNumberZero", "A record with field number 0 fails with INVALID_WIRE_FORMAT; a fault in a "
             "tag at the top level has no pointer.", SP, "INVALID_WIRE_FORMAT", "",
             protobuf=PROTOBUF + b"\x00\x01"),
+    invalid("ProtobufFieldNumberAbove2To29Minus1",
+            "A record with field number 536870912 (2^29, beyond the greatest the encoding allows) fails with "
+            "INVALID_WIRE_FORMAT; a fault in a tag at the top level has no pointer.", SP, "INVALID_WIRE_FORMAT",
+            "", protobuf=PROTOBUF + tag(536870912, 0) + b"\x01"),
+    invalid("ProtobufGreatestFieldNumber",
+            "Field number 536870911 (2^29-1) is well-formed: in a 1.0 document it is an unknown field and fails "
+            "with UNKNOWN_FIELD, named by its number.", SP + ["protobuf-format.md#2.4", "versioning.md#4"],
+            "UNKNOWN_FIELD", "/536870911", protobuf=PROTOBUF + vi(536870911, 1)),
     invalid("ProtobufWireType6", "Wire type 6 does not exist: INVALID_WIRE_FORMAT, no pointer.", SP,
             "INVALID_WIRE_FORMAT", "", protobuf=PROTOBUF + tag(6, 6) + b"\x01"),
     invalid("ProtobufGroupStart", "Wire type 3 (start group): memorywire has no groups.", SP,

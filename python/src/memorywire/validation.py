@@ -183,6 +183,12 @@ def _reason(e: Any) -> str:
         return "UNKNOWN_ENUM_VALUE"
     if keyword == "not" and list(e.absolute_path) == ["specversion"]:
         return "UNSUPPORTED_VERSION"
+    # A document's specversion is present and not empty; a nested record's is
+    # absent or empty (json-format.md sections 4 and 9.1).
+    if keyword == "minLength" and list(e.absolute_path) == ["specversion"]:
+        return "REQUIRED_FIELD_MISSING"
+    if keyword == "const" and e.validator_value == "" and list(e.absolute_path)[-1:] == ["specversion"]:
+        return "UNKNOWN_FIELD"
     return _KEYWORD_REASONS.get(keyword, "INVALID_ARGUMENT")
 
 

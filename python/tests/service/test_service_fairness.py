@@ -4,6 +4,7 @@ arrives, and the errors of a store that cannot be written."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -331,12 +332,39 @@ def test_a_cancelled_import_never_takes_effect(tmp_path: Path) -> None:
     (["--stream-stall-timeout", "0.5"], "--stream-stall-timeout is 0.5 seconds"),
     (["--max-import-mib", "0"], "--max-import-mib is 0 MiB; give 1 to"),
     (["--max-import-mib", "-3"], "--max-import-mib is -3 MiB"),
+    (["--grace", "nan"], "--grace is nan seconds; give 0 to 3600"),
+    (["--grace", "-1"], "--grace is -1 seconds; give 0 to 3600"),
+    (["--grace", "inf"], "--grace is inf seconds"),
+    (["--grace", "3601"], "--grace is 3601 seconds"),
+    (["--cursor-ttl", "60"], "--cursor-ttl is 60 seconds; paging cursors stay valid for 3600 (an hour) "
+                             "to 2.592e+06 seconds (30 days)"),
+    (["--cursor-ttl", "2592001"], "--cursor-ttl is 2.592e+06 seconds"),
+    (["--cursor-ttl", "1e308"], "--cursor-ttl is 1e+308 seconds"),
+    (["--cursor-ttl", "inf"], "--cursor-ttl is inf seconds"),
+    (["--cursor-ttl", "nan"], "--cursor-ttl is nan seconds"),
+    (["--index-memory", "0"], "--index-memory is 0 MiB; give 1 to 1048576"),
+    (["--index-memory", "1048577"], "--index-memory is 1048577 MiB; give 1 to 1048576"),
 ])
-def test_fair_share_flags_are_bounded(flags: list[str], message: str,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--listen", "127.0.0.1:0", "--store", ":memory:", *flags]) == 1
+def test_flags_are_bounded(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A flag out of its bounds is a usage error: exit status 2 and one line
+    naming the flag and its bounds, before anything starts."""
+    with pytest.raises(SystemExit) as exited:
+        main(["--listen", "127.0.0.1:0", "--store", ":memory:", *flags])
+    assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert '"event":"start_failed"' in err and message in err, err
+    assert f"memorywire serve: error: {message}" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("grace", 0.0), ("grace", 3600.0), ("cursor_ttl", 3600.0), ("cursor_ttl", 2592000.0),
+    ("index_memory", 1), ("index_memory", 1 << 20),
+])
+def test_flags_at_their_bounds_are_accepted(flag: str, value: float) -> None:
+    from memorywire.service import server
+
+    args = argparse.Namespace(grace=5.0, cursor_ttl=86400.0, index_memory=2048)
+    setattr(args, flag, value)
+    server._check_bounds(args)
 
 
 def test_the_spec_states_the_limits_of_the_service() -> None:

@@ -65,9 +65,13 @@ KEEPALIVE_SECONDS = 60
 #: stream that was cancelled as one that ended, a moment before it reports
 #: the cancellation, and a cancelled Import must not take effect.
 IMPORT_SETTLE_SECONDS = 0.05
-#: The shortest life of a paging cursor that ``memorywire serve`` accepts
-#: (operations.md section 4.5: at least one hour).
-MIN_CURSOR_TTL = 3600
+#: The bounds, least and greatest, of the ``memorywire serve`` flags that the
+#: fair share does not check. A paging cursor lives at least an hour
+#: (operations.md section 4.5) and at most 30 days, past which it is as good
+#: as one that never expires; the grace after a stop signal is at most an hour.
+CURSOR_TTL_RANGE = (3600.0, 30 * 24 * 3600.0)
+GRACE_SECONDS_RANGE = (0.0, 3600.0)
+INDEX_MEMORY_MIB_RANGE = (1, 1 << 20)
 
 
 class _Status(NamedTuple):
@@ -727,7 +731,8 @@ def _operation_id(method: str, data: bytes) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``memorywire serve``: run the reference service until SIGTERM or SIGINT.
     Exit status 0 after a stop signal, 1 when the service cannot start (one
-    ``start_failed`` log line names the problem), 2 on a usage error."""
+    ``start_failed`` log line names the problem), 2 on a usage error, a flag
+    out of its bounds included."""
     parser = argparse.ArgumentParser(
         prog="memorywire serve",
         description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.",
@@ -757,7 +762,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the bytes of all the messages of one Import, in MiB (default "
                              f"{share.max_import_bytes >> 20})")
     parser.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
-                        help="how long calls in flight may run on after a stop signal")
+                        help="how long calls in flight may run on after a stop signal, "
+                             "{:g} to {:g} (default 5)".format(*GRACE_SECONDS_RANGE))
     parser.add_argument("--quiet", action="store_true", help="log no line per call")
     parser.add_argument("--tls-cert", metavar="FILE",
                         help="the PEM certificate chain of the service: turns on TLS (with --tls-key)")
@@ -772,29 +778,31 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="accept --tokens without TLS on an address that is not loopback "
                              "(tokens then cross the network in the clear)")
     parser.add_argument("--cursor-ttl", type=float, default=cursors.DEFAULT_PAGE_TTL, metavar="SECONDS",
-                        help="how long the paging cursors of History and Search stay valid, at least "
-                             f"{MIN_CURSOR_TTL} (default {cursors.DEFAULT_PAGE_TTL}, a day)")
+                        help="how long the paging cursors of History and Search stay valid, "
+                             "{:g} (an hour) to {:g} (30 days)".format(*CURSOR_TTL_RANGE)
+                             + f" (default {cursors.DEFAULT_PAGE_TTL}, a day)")
     parser.add_argument("--no-warm", dest="warm", action="store_false",
                         help="do not load the search indexes of the largest tenants as the service starts; "
                              "their first searches load them")
     parser.add_argument("--index-memory", type=int, default=DEFAULT_INDEX_MEMORY >> 20, metavar="MIB",
                         help="the memory the in-memory search indexes may take together, in MiB; the least "
-                             f"recently used are dropped beyond it (default {DEFAULT_INDEX_MEMORY >> 20})")
+                             "recently used are dropped beyond it, {} to {} (1 TiB)".format(*INDEX_MEMORY_MIB_RANGE)
+                             + f" (default {DEFAULT_INDEX_MEMORY >> 20})")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    # A value out of its bounds is a usage error, refused before anything starts.
+    try:
+        _check_bounds(args)
+        share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
+                          max_tenant_streams=args.max_tenant_streams,
+                          stream_stall_seconds=args.stream_stall_timeout,
+                          max_import_bytes=args.max_import_mib * (1 << 20)).check()
+    except ValueError as e:
+        parser.error(str(e))
 
     log = _Log(sys.stderr)
     try:
         tls = _tls_of(args)
         tokens = load_tokens(args.tokens) if args.tokens is not None else None
-        if not (math.isfinite(args.cursor_ttl) and args.cursor_ttl >= MIN_CURSOR_TTL):
-            raise ValueError(f"--cursor-ttl is {args.cursor_ttl:g} seconds; paging cursors stay valid "
-                             f"for at least {MIN_CURSOR_TTL} seconds (an hour)")
-        if args.index_memory < 1:
-            raise ValueError(f"--index-memory is {args.index_memory} MiB; give at least 1")
-        share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
-                          max_tenant_streams=args.max_tenant_streams,
-                          stream_stall_seconds=args.stream_stall_timeout,
-                          max_import_bytes=args.max_import_mib * (1 << 20)).check()
         server = MemoryServer(args.store, args.listen, share=share,
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
@@ -819,6 +827,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
+
+
+def _within(value: float, bounds: tuple[float, float]) -> bool:
+    return math.isfinite(value) and bounds[0] <= value <= bounds[1]
+
+
+def _check_bounds(args: argparse.Namespace) -> None:
+    """ValueError naming the first flag, other than those of the fair share,
+    that is out of its bounds."""
+    lo, hi = GRACE_SECONDS_RANGE
+    if not _within(args.grace, GRACE_SECONDS_RANGE):
+        raise ValueError(f"--grace is {args.grace:g} seconds; give {lo:g} to {hi:g}")
+    lo, hi = CURSOR_TTL_RANGE
+    if not _within(args.cursor_ttl, CURSOR_TTL_RANGE):
+        raise ValueError(f"--cursor-ttl is {args.cursor_ttl:g} seconds; paging cursors stay valid "
+                         f"for {lo:g} (an hour) to {hi:g} seconds (30 days)")
+    lo_m, hi_m = INDEX_MEMORY_MIB_RANGE
+    if not lo_m <= args.index_memory <= hi_m:
+        raise ValueError(f"--index-memory is {args.index_memory} MiB; give {lo_m} to {hi_m}")
 
 
 def _tls_of(args: argparse.Namespace) -> Tls | None:
