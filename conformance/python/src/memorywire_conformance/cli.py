@@ -124,6 +124,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _add_sources(parser: argparse.ArgumentParser) -> None:
+    """The options that find the vectors and the specification."""
+    parser.add_argument("--vectors", metavar="DIR", help="the vector directory")
+    parser.add_argument("--spec", metavar="DIR",
+                        help="the spec/v1 folder (default: found above the vector directory)")
+
+
 def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
     def make(**kwargs: object) -> _Parser:
         return _Parser(stdout=stdout, stderr=stderr, **kwargs)
@@ -205,15 +212,11 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
 
     check = subparser("check-vectors", "Check the vector files: the meta-schema, unique "
                                        "case ids, and that every cited spec section exists.")
-    check.add_argument("--vectors", metavar="DIR", help="the vector directory")
-    check.add_argument("--spec", metavar="DIR",
-                       help="the spec/v1 folder (default: found above the vector directory)")
+    _add_sources(check)
 
     coverage = subparser("coverage", "Show which vectors and service scenarios test each "
                                      "requirement of the specification, or why none does.")
-    coverage.add_argument("--vectors", metavar="DIR", help="the vector directory")
-    coverage.add_argument("--spec", metavar="DIR",
-                          help="the spec/v1 folder (default: found above the vector directory)")
+    _add_sources(coverage)
     coverage.add_argument("--traceability", metavar="FILE",
                           help="the traceability file (default: "
                                "conformance/traceability/requirements.json of the checkout)")
