@@ -365,12 +365,17 @@ class Client:
               timeout: float | None = None) -> WatchStream:
         """Stream changes: after ``cursor``, else after the consumer's
         committed offset, else from the first kept change with
-        ``from_start``, else from now. No deadline unless ``timeout``."""
+        ``from_start``, else from now. Returns once the service has fixed
+        the start, so that every change made afterwards is delivered. No
+        deadline unless ``timeout``."""
         req = self._envelope({"scope": scope, "cursor": cursor, "consumer": consumer,
                               "filter": filter, "from_start": from_start, "max_events": max_events})
         data = memorywire.protobuf.encode(req, type="memorywire.v1.WatchRequest")
         call = self.channel.unary_stream(f"/{SERVICE}/Watch")(data, metadata=self.metadata,
                                                               timeout=timeout)
+        # The service sends its headers once the start is fixed: waiting for
+        # them makes "from now" include every change made after this returns.
+        call.initial_metadata()
         return WatchStream(call)
 
     def commit_offset(self, consumer: str, cursor: str, *, operation_id: str | None = None,

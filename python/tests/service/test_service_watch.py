@@ -11,6 +11,7 @@ from service_helpers import fact, fails, message
 
 from memorywire.client import Client, ServiceError
 from memorywire.service import Service, Store
+from memorywire.service import watch as watch_module
 from memorywire.service.operations import Call
 
 
@@ -63,7 +64,6 @@ def test_resume_misses_and_repeats_nothing(mw: Client) -> None:
 def test_watch_from_now(mw: Client) -> None:
     mw.put(fact("before", "x"))
     stream = mw.watch()
-    time.sleep(0.2)  # the stream is open
     mw.put(fact("after", "y"))
     assert next(stream)["record"]["id"] == "after"
     stream.cancel()
@@ -137,3 +137,20 @@ def test_expired_positions() -> None:
     data = next(svc.watch(call, {"specversion": "1.0", "operation_id": "w", "from_start": True}))
     assert memorywire.protobuf.decode(data, type="memorywire.v1.WatchResponse")["event"]["record"]["id"] == "c"
     store.close()
+
+
+def test_watch_returns_once_its_start_is_fixed(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The service is slow to fix the start of the stream; a change made as
+    # soon as watch() returns is still delivered, since the service sends
+    # its headers only once the start is fixed (grpc-binding.md section 7.1).
+    fixing = watch_module.start_position
+
+    def slow_start(*args: Any) -> Any:
+        time.sleep(0.5)
+        return fixing(*args)
+
+    monkeypatch.setattr(watch_module, "start_position", slow_start)
+    _, target = serve()
+    with Client(target, tenant="acme", timeout=10) as mw, mw.watch(timeout=10) as events:
+        mw.put(fact("f1", "made as soon as the Watch was opened"))
+        assert next(events)["record"]["id"] == "f1"

@@ -568,10 +568,10 @@ class MemoryServer:
     def _stream(self, method: str) -> Callable[[bytes, grpc.ServicerContext], Iterator[bytes]]:
         def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
             started = time.perf_counter()
-            context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
             op_id, tenant = "", None
             sent = 0
             stalled: list[str] = []
+            headers_sent = False
             try:
                 tenant = self._metadata(method, context)
                 op_id = _operation_id(method, request)
@@ -584,6 +584,11 @@ class MemoryServer:
                     req, _ = self._decode(method, request)
                     call = self._call(tenant, context)
                     frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
+                    # The headers go once the start of the stream is fixed: a
+                    # client that has them knows that every later change
+                    # reaches it (section 7.1 of the gRPC binding).
+                    context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
+                    headers_sent = True
                     for frame in frames:
                         # The worker waits in the gRPC library until the
                         # client takes the message; the monitor ends a
@@ -593,8 +598,12 @@ class MemoryServer:
                         waiting.done()
                         sent += 1
             except MemorywireError as e:
+                if not headers_sent:
+                    _send_headers(context)
                 self._fail(context, method, e, op_id, tenant, started, sent)
             except Exception as e:  # noqa: BLE001
+                if not headers_sent:
+                    _send_headers(context)
                 self._fail(context, method, self._internal(e), op_id, tenant, started, sent)
             else:
                 self._done(method, "OK", op_id, tenant, started, sent)
@@ -686,6 +695,15 @@ class MemoryServer:
         status = encode_status(number, doc["message"], [(ERROR_TYPE_URL, detail)])
         context.abort_with_status(_Status(grpc.StatusCode[code], doc["message"],
                                           (("grpc-status-details-bin", status),)))
+
+
+def _send_headers(context: grpc.ServicerContext) -> None:
+    """The headers of a call that fails before it sent them; a call the
+    client has already cancelled has no one to send them to."""
+    try:
+        context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
+    except (grpc.RpcError, ValueError):
+        pass
 
 
 class _Ended(Exception):
