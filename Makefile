@@ -14,7 +14,7 @@ PYTEST := $(BIN)/python -m pytest python/tests conformance/python/tests -q -p no
 MYPY_CONFORMANCE := conformance/python/src/memorywire_conformance
 MYPY_TOOLS := tools conformance/tools python/benchmarks
 
-.PHONY: demo test check lint typecheck js-test proto proto-baseline schemas clean
+.PHONY: demo test check lint typecheck js-test frameworks proto proto-baseline schemas clean
 
 # The package versions are read from VERSION and memorywire/_version.py at
 # install time, so a change to either reinstalls.
@@ -68,6 +68,12 @@ check: lint typecheck js-test
 
 test: lint typecheck js-test
 	$(PYTEST)
+	$(BIN)/python tools/framework_tests.py
+
+# The adapter tests against the real framework packages, each in a virtual
+# environment of its own (.venv-fw/), as python/tests/adapters/frameworks/envs.toml lists.
+frameworks: $(STAMP)
+	$(BIN)/python tools/framework_tests.py
 
 demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/demo.py
@@ -82,4 +88,4 @@ demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/demo_service.py
 
 clean:
-	rm -rf $(VENV) node_modules $(JS_TESTEE)/node_modules
+	rm -rf $(VENV) .venv-fw node_modules $(JS_TESTEE)/node_modules

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+
+# The framework package tests run in environments of their own
+# (tools/framework_tests.py), never beside the others.
+collect_ignore = [] if os.environ.get("MEMORYWIRE_FRAMEWORK_ENV") else ["frameworks"]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,125 @@
+"""Run the adapter tests that need the real framework packages.
+
+Each table of python/tests/adapters/frameworks/envs.toml is one virtual
+environment, .venv-fw/<name>, with its own interpreter and exact packages
+(frameworks pin each other out of one environment). This script builds an
+environment when its table or the package metadata changed, then runs the
+table's tests in it. Exit status 1 when any environment fails.
+
+    python tools/framework_tests.py            # every environment
+    python tools/framework_tests.py langchain  # some
+    python tools/framework_tests.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "python" / "tests" / "adapters" / "frameworks"
+ENVS = TESTS / "envs.toml"
+HOME = ROOT / ".venv-fw"
+#: What every environment has beside its framework: the package with the
+#: service (the tests put records into a real service) and the test tools.
+BASE = ["-e", f"{ROOT / 'python'}[service]", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=6.100"]
+KEYS = {"python", "requirements", "no_deps", "tests", "env"}
+
+
+def load() -> dict[str, dict[str, Any]]:
+    with open(ENVS, "rb") as f:
+        envs = tomllib.load(f)
+    for name, table in envs.items():
+        unknown = set(table) - KEYS
+        if unknown or "python" not in table or not table.get("tests"):
+            raise SystemExit(f"{ENVS}: [{name}] needs python and tests; unknown keys: {sorted(unknown)}")
+        for test in table["tests"]:
+            if not (TESTS / test).is_file():
+                raise SystemExit(f"{ENVS}: [{name}] names {test}, which does not exist")
+    return envs
+
+
+def _stamp(table: dict[str, Any]) -> str:
+    spec = json.dumps({k: table.get(k) for k in ("python", "requirements", "no_deps")}, sort_keys=True)
+    meta = (ROOT / "python" / "pyproject.toml").read_bytes()
+    return hashlib.sha256(spec.encode() + meta).hexdigest()
+
+
+def _run(args: list[str], **kwargs: Any) -> None:
+    print("+", " ".join(args), flush=True)
+    subprocess.run(args, check=True, **kwargs)
+
+
+def build(name: str, table: dict[str, Any]) -> Path:
+    venv = HOME / name
+    stamp = venv / ".installed"
+    digest = _stamp(table)
+    if stamp.is_file() and stamp.read_text() == digest:
+        return venv
+    if venv.exists():
+        shutil.rmtree(venv)
+    python = shutil.which(f"python{table['python']}")
+    if python is None:
+        raise RuntimeError(f"python{table['python']} is not on PATH")
+    _run([python, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    _run([*pip, "--upgrade", "pip"])
+    for package in table.get("no_deps", []):
+        _run([*pip, "--no-deps", package])
+    _run([*pip, *BASE, *table.get("requirements", [])])
+    stamp.write_text(digest)
+    return venv
+
+
+def test(name: str, table: dict[str, Any], venv: Path) -> int:
+    env = dict(os.environ, MEMORYWIRE_FRAMEWORK_ENV=name, **table.get("env", {}))
+    args = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            *(str(TESTS / t) for t in table["tests"])]
+    print("+", " ".join(args), flush=True)
+    return subprocess.run(args, check=False, cwd=ROOT, env=env).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", help="environments to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the environments and their tests")
+    args = parser.parse_args(argv)
+    envs = load()
+    if args.list:
+        for name, table in envs.items():
+            print(f"{name}: python{table['python']}, {', '.join(table['tests'])}")
+        return 0
+    unknown = set(args.names) - set(envs)
+    if unknown:
+        parser.error(f"no such environment: {', '.join(sorted(unknown))}")
+    failed = []
+    for name in args.names or list(envs):
+        started = time.monotonic()
+        print(f"== {name} ==", flush=True)
+        try:
+            venv = build(name, envs[name])
+        except (subprocess.CalledProcessError, RuntimeError) as e:
+            print(f"{name}: the environment could not be built: {e}", flush=True)
+            failed.append(name)
+            continue
+        if test(name, envs[name], venv) != 0:
+            failed.append(name)
+        print(f"{name}: {time.monotonic() - started:.0f} s", flush=True)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"every framework environment passed ({len(args.names or envs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
