@@ -50,7 +50,7 @@ _MAX_INT = (1 << 53) - 1
 #: Member order of each item shape as the openai package and the Agents SDK
 #: write them (the pydantic field order of model_dump, the SDK's own dicts).
 ITEM_ORDER: dict[str, tuple[str, ...]] = {
-    "input_message": ("content", "role", "status", "type", "phase"),
+    "input_message": ("id", "content", "role", "status", "type", "phase"),
     "output_message": ("id", "content", "role", "status", "type", "phase"),
     "function_call": ("arguments", "call_id", "name", "type", "id", "status", "namespace", "caller"),
     "function_call_output": ("call_id", "output", "type", "id", "status"),
@@ -390,7 +390,7 @@ def restore(entry: Any, order: Mapping[str, tuple[str, ...]]) -> Any:
     map does not keep the order of its members)."""
     value = unmapped_value(entry)
     if type(value) is dict:
-        return ordered(value, order.get(str(value.get("type")), ()))
+        return ordered(value, order.get(str(value.get("type")), ("type",)))
     return value
 
 
@@ -664,7 +664,7 @@ def _decode_message(record: Mapping[str, Any], message: Mapping[str, Any], extra
         return ordered(item, ITEM_ORDER["output_message"])
     if "type" in item or type(item.get("content")) is list:
         # What an application writes: role first.
-        return ordered(item, ("role", *ITEM_ORDER["input_message"]))
+        return ordered(item, ("id", "role", *ITEM_ORDER["input_message"]))
     return ordered(item, ITEM_ORDER["input_message"])
 
 

@@ -114,9 +114,13 @@ def _decode_message(record: Mapping[str, Any], residue: Any, pointer: str) -> Js
     meta = r.members({k: v for k, v in extra.items() if k in AGENCY_MEMBERS}, ("citations",))
     item = r.decode_item(record, r.wrap(item_extra) if residue is not None else None, pointer)
     input_message = record.get("kind") == "message" and "id" not in item and item.get("type") != "reasoning"
-    tail_type = item.pop("type") if input_message and "type" in item else r._ABSENT
-    if EXTENSIONS["message_origin"] in (record.get("extensions") or {}):
-        item = ordered(item, ("role", "content"))
+    tail_type = r._ABSENT
+    if input_message:
+        # add_agency_metadata appends type after its members; its own system
+        # messages begin with role and content.
+        tail_type = item.pop("type", r._ABSENT)
+        origin = EXTENSIONS["message_origin"] in (record.get("extensions") or {})
+        item = ordered(item, ("role", "content") if origin else r.ITEM_ORDER["input_message"])
     message = record.get("message") or {}
     entries = r.residue_list(extra, "citations")
     if entries is not None or message.get("citations"):

@@ -181,6 +181,15 @@ def _decode_tool_call(entry: Any, part: Mapping[str, Any]) -> Json:
     return ordered(item, TOOL_CALL_ORDER)
 
 
+def _restore_call(entry: Any) -> Any:
+    call = unmapped_value(entry)
+    if type(call) is not dict:
+        return call
+    if type(call.get("function")) is dict:
+        call["function"] = ordered(call["function"], ("name", "arguments"))
+    return ordered(call, TOOL_CALL_ORDER)
+
+
 def _encode_chat(msg: Any, pointer: str) -> r.Mapped:
     if type(msg) is not dict:
         raise AdapterError.at(pointer, "TYPE_MISMATCH",
@@ -288,7 +297,7 @@ def _decode_chat(record: Mapping[str, Any], residue: Any, pointer: str) -> Json:
     if call_entries is not None or calls:
         out: list[Any] = []
         for entry, part in align(call_entries, calls):
-            out.append(unmapped_value(entry) if part is None else _decode_tool_call(entry, part))
+            out.append(_restore_call(entry) if part is None else _decode_tool_call(entry, part))
         item["tool_calls"] = out
     if "name" in message:
         item["name"] = message["name"]
