@@ -28,7 +28,7 @@ CHAT = "openai.chat_message"
 Json = dict[str, Any]
 
 #: Member order of Chat Completions messages as the SDK's converter writes them.
-CHAT_ORDER = ("role", "tool_call_id", "content", "refusal", "name", "tool_calls")
+CHAT_ORDER = ("role", "tool_call_id", "refusal", "content", "name", "tool_calls")
 CHAT_PART_ORDER = {
     "text": ("type", "text"),
     "refusal": ("type", "refusal"),
