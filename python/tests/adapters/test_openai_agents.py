@@ -114,10 +114,13 @@ def test_ascii_escapes_and_unusual_json_text() -> None:
 
 @pytest.mark.parametrize("rows,pointer,reason", [
     ([{"id": 1, "session_id": "s", "message_data": "{", "created_at": "x"}], "/0/message_data", "TYPE_MISMATCH"),
+    ([{"id": 1, "session_id": "s", "message_data": "[]", "created_at": "x"}], "/0/message_data", "TYPE_MISMATCH"),
     ([{"id": 1, "session_id": "s", "message_data": b"{}", "created_at": "x"}], "/0/message_data", "TYPE_MISMATCH"),
     ([{"id": 1, "session_id": "s"}], "/0", "UNSUPPORTED_ITEM"),
-    ([{"id": 1, "message_data": "{\"role\": \"critic\", \"content\": \"x\"}"}], "/0/message_data/role",
-     "UNSUPPORTED_ITEM"),
+    ([{"id": 1, "session_id": "s", "message_data": "{\"role\": \"critic\", \"content\": \"x\"}",
+       "created_at": "x"}], "/0/message_data/role", "UNSUPPORTED_ITEM"),
+    ([{"id": 1, "message_data": "{}", "created_at": "x"}], "/0/session_id", "MISSING_MEMBER"),
+    ([{"id": 1, "session_id": "s", "message_data": "{}"}], "/0/created_at", "MISSING_MEMBER"),
 ])
 def test_errors_point_into_the_rows(rows: list[Any], pointer: str, reason: str) -> None:
     with pytest.raises(AdapterError) as e:

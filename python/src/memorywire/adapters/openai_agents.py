@@ -93,6 +93,11 @@ def _encode_row(row: Any, position: int, ids: Ids, scope: Mapping[str, Any]) -> 
         if residue:
             record["native"] = native(SQLITE_ROW, FRAMEWORK, residue)
         return record
+    for column in ("session_id", "created_at"):
+        # Every row has them; without, from records could not tell a missing
+        # column from the scope given or a time a store set.
+        if column not in row:
+            raise AdapterError.at(f"{pointer}/{column}", "MISSING_MEMBER", f"a row of agent_messages has {column}")
     text = row["message_data"]
     data_pointer = f"{pointer}/message_data"
     if type(text) is not str:
