@@ -132,7 +132,7 @@ def test_reads_records_of_another_producer() -> None:
     ]
     assert_exact(THREAD.from_records(copy.deepcopy(neutral)), [
         {"content": "Do it.", "role": "user", "agent": "Analyst", "callerAgent": None, "agent_run_id": "run-1",
-         "timestamp": 1777897815500000},
+         "timestamp": 1777897815500000, "type": "message"},
         {"id": "m-2", "content": "Done.", "role": "assistant", "agent": "Analyst", "callerAgent": "Manager",
          "timestamp": 1777897816000000},
     ])
@@ -144,3 +144,17 @@ def test_a_thread_read_as_openai_agents_session_items() -> None:
     assert session[3] == {"arguments": thread()[3]["arguments"], "call_id": "call_send_1", "name": "send_message",
                           "type": "function_call", "id": "fc_ceo_1", "status": "completed"}
     assert session[5]["type"] == "file_search_call" and session[5]["queries"] == ["login policy"]
+
+
+def test_a_message_with_tool_calls_of_another_producer_gives_several_items() -> None:
+    # A LangChain-style assistant message: text, then a tool call, in one record.
+    record = {"specversion": "1.0", "id": "ai-7", "kind": "message", "created_at": "2026-05-04T12:30:16Z",
+              "message": {"role": "assistant", "content": [
+                  {"text": {"text": "Let me look."}},
+                  {"tool_call": {"call_id": "call_3", "name": "lookup", "arguments": "{}"}}]},
+              "routing": {"agent": "CEO"}}
+    meta = {"agent": "CEO", "callerAgent": None, "timestamp": 1777897816000000}
+    assert_exact(THREAD.from_records([record]), [
+        {"id": "ai-7", "content": "Let me look.", "role": "assistant", **meta},
+        {"arguments": "{}", "call_id": "call_3", "name": "lookup", "type": "function_call", **meta},
+    ])

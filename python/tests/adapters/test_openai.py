@@ -275,3 +275,26 @@ def test_mutations_are_caught(mutate: Any) -> None:
     assert exact(RESPONSES.from_records(decoded), items) is None
     mutate(decoded)
     assert exact(RESPONSES.from_records(decoded), items) is not None
+
+
+def test_a_message_of_another_producer_with_tool_parts_gives_several_items() -> None:
+    # AgentScope-style: the call and its result are blocks of messages.
+    records = [
+        {"specversion": "1.0", "id": "m-1", "kind": "message", "message": {"role": "assistant", "content": [
+            {"reasoning": {"text": "Need the tool."}}, {"text": {"text": "Checking."}},
+            {"tool_call": {"call_id": "c-1", "name": "clock", "arguments": "{}"}}]}},
+        {"specversion": "1.0", "id": "m-2", "kind": "message", "message": {"role": "user", "content": [
+            {"tool_result": {"call_id": "c-1", "output": "12:00"}}, {"text": {"text": "Thanks."}}]}},
+    ]
+    assert_exact(RESPONSES.from_records(records), [
+        {"id": "m-1", "summary": [], "type": "reasoning",
+         "content": [{"text": "Need the tool.", "type": "reasoning_text"}]},
+        {"content": "Checking.", "role": "assistant"},
+        {"arguments": "{}", "call_id": "c-1", "name": "clock", "type": "function_call"},
+        {"id": "m-2", "call_id": "c-1", "output": "12:00", "type": "function_call_output"},
+        {"content": "Thanks.", "role": "user"},
+    ])
+    assert_exact(CHAT.from_records(records[1:]), [
+        {"role": "tool", "tool_call_id": "c-1", "content": "12:00"},
+        {"role": "user", "content": "Thanks."},
+    ])

@@ -151,3 +151,14 @@ def test_mutations_are_caught(mutate: Any) -> None:
     assert exact(ROWS.from_records(decoded), rows, ordered=True) is None
     mutate(decoded)
     assert exact(ROWS.from_records(decoded), rows, ordered=True) is not None
+
+
+def test_a_message_with_a_tool_call_of_another_producer_gives_two_rows() -> None:
+    record = {"specversion": "1.0", "id": "ai-1", "kind": "message", "scope": {"session": "s-9"},
+              "message": {"role": "assistant", "content": [
+                  {"text": {"text": "Checking."}}, {"tool_call": {"call_id": "c-1", "name": "clock"}}]}}
+    assert_exact(ROWS.from_records([record]), [
+        {"session_id": "s-9", "message_data": "{\"id\": \"ai-1\", \"content\": \"Checking.\", \"role\": \"assistant\"}"},
+        {"session_id": "s-9",
+         "message_data": "{\"arguments\": \"\", \"call_id\": \"c-1\", \"name\": \"clock\", \"type\": \"function_call\"}"},
+    ])

@@ -789,4 +789,42 @@ def encode_items(form: str, framework: str, items: Sequence[Any], scope: Mapping
 
 
 def decode_records(form: str, records: Sequence[Mapping[str, Any]]) -> list[Any]:
-    return [decode_item(r, residue_of(r, form), f"/{i}") for i, r in enumerate(records)]
+    return [item for i, r in enumerate(records) for item in decode_items(r, residue_of(r, form), f"/{i}")]
+
+
+def _part_class(part: Mapping[str, Any]) -> str:
+    if "tool_call" in part or "tool_result" in part:
+        return "tool"
+    return "reasoning" if "reasoning" in part else "content"
+
+
+def decode_items(record: Mapping[str, Any], residue: Any, pointer: str) -> list[Json]:
+    """The Responses items of a record: one, except for a message of another
+    producer that holds tool calls or results, or reasoning beside other
+    content, which Responses keeps as items of their own. It gives, in the
+    order of its parts, one item per run of content parts, per run of
+    reasoning parts and per tool call or result; only the first item takes
+    the record id."""
+    message = record.get("message")
+    if residue is not None or record.get("kind") != "message" or not isinstance(message, Mapping):
+        return [decode_item(record, residue, pointer)]
+    parts = list(message.get("content", []))
+    classes = [_part_class(p) for p in parts]
+    if "tool" not in classes and len(set(classes)) < 2:
+        return [decode_item(record, residue, pointer)]
+    groups: list[list[Mapping[str, Any]]] = []
+    for part, cls in zip(parts, classes, strict=True):
+        if groups and cls != "tool" and _part_class(groups[-1][0]) == cls:
+            groups[-1].append(part)
+        else:
+            groups.append([part])
+    items: list[Json] = []
+    for n, group in enumerate(groups):
+        piece: dict[str, Any] = {"id": record.get("id") if n == 0 else "urn:uuid:", "kind": "message",
+                                 "message": {**message, "content": group}}
+        if "tool_call" in group[0]:
+            piece.update(kind="tool_call", tool_call=group[0]["tool_call"])
+        elif "tool_result" in group[0]:
+            piece.update(kind="tool_result", tool_result=group[0]["tool_result"])
+        items.append(decode_item(piece, None, pointer))
+    return items

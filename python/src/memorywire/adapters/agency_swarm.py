@@ -108,36 +108,29 @@ def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     return [_encode_message(m, i, ids, scope) for i, m in enumerate(items)]
 
 
-def _decode_message(record: Mapping[str, Any], residue: Any, pointer: str) -> Json:
+def _decode_message(record: Mapping[str, Any], residue: Any, pointer: str) -> list[Json]:
     extra = r.unwrap(residue)
-    item_extra = {k: v for k, v in extra.items() if k not in AGENCY_MEMBERS}
     meta = r.members({k: v for k, v in extra.items() if k in AGENCY_MEMBERS}, ("citations",))
-    item = r.decode_item(record, r.wrap(item_extra) if residue is not None else None, pointer)
-    input_message = record.get("kind") == "message" and "id" not in item and item.get("type") != "reasoning"
-    tail_type = r._ABSENT
-    if input_message:
-        # add_agency_metadata appends type after its members; its own system
-        # messages begin with role and content.
-        tail_type = item.pop("type", r._ABSENT)
-        origin = EXTENSIONS["message_origin"] in (record.get("extensions") or {})
-        item = ordered(item, ("role", "content") if origin else r.ITEM_ORDER["input_message"])
+    if residue is None:
+        items = r.decode_items(record, None, pointer)
+    else:
+        item_extra = {k: v for k, v in extra.items() if k not in AGENCY_MEMBERS}
+        items = [r.decode_item(record, r.wrap(item_extra), pointer)]
     message = record.get("message") or {}
     entries = r.residue_list(extra, "citations")
+    citations: Any = r._ABSENT
     if entries is not None or message.get("citations"):
-        cites = []
+        citations = []
         for entry, c in align(entries, message.get("citations", [])):
             if c is None:
-                cites.append(r.restore(entry, {}))
+                citations.append(r.restore(entry, {}))
             else:
-                cites.append(ordered({**r.members(r.entry_map(entry)),
-                                      **{k: c[k] for k in r.ANNOTATION_FIELDS if k in c}}, CITATION_ORDER))
-        item["citations"] = cites
+                citations.append(ordered({**r.members(r.entry_map(entry)),
+                                          **{k: c[k] for k in r.ANNOTATION_FIELDS if k in c}}, CITATION_ORDER))
     elif "citations" in meta:
-        item["citations"] = meta.pop("citations")
+        citations = meta["citations"]
     meta.pop("citations", None)
     extensions = record.get("extensions") or {}
-    if EXTENSIONS["message_origin"] in extensions:
-        item["message_origin"] = from_value(extensions[EXTENSIONS["message_origin"]])
     routing = record.get("routing") or {}
     scope = record.get("scope") or {}
     out: Json = {}
@@ -155,14 +148,30 @@ def _decode_message(record: Mapping[str, Any], residue: Any, pointer: str) -> Js
     if "created_at" in record:
         out["timestamp"] = time_to_micros(record["created_at"])
     out.update(meta)  # what the neutral fields could not hold, as it was
-    item.update(ordered(out, METADATA_ORDER))
-    if tail_type is not r._ABSENT:
-        item["type"] = tail_type
-    return item
+    origin = EXTENSIONS["message_origin"] in extensions
+    result: list[Json] = []
+    for n, item in enumerate(items):
+        tail_type = r._ABSENT
+        if "role" in item and "id" not in item and item.get("type", "message") == "message":
+            # add_agency_metadata appends type after its members (to every
+            # message that lacks it); its own system messages begin with
+            # role and content.
+            tail_type = item.pop("type", "message" if residue is None else r._ABSENT)
+            item = ordered(item, ("role", "content") if origin else r.ITEM_ORDER["input_message"])
+        if n == 0 and citations is not r._ABSENT:
+            item["citations"] = citations
+        if origin:
+            item["message_origin"] = from_value(extensions[EXTENSIONS["message_origin"]])
+        item.update(ordered(out, METADATA_ORDER))
+        if tail_type is not r._ABSENT:
+            item["type"] = tail_type
+        result.append(item)
+    return result
 
 
 def _decode(records: list[Record]) -> list[Any]:
-    return [_decode_message(rec, residue_of(rec, THREAD_MESSAGE), f"/{i}") for i, rec in enumerate(records)]
+    return [item for i, rec in enumerate(records)
+            for item in _decode_message(rec, residue_of(rec, THREAD_MESSAGE), f"/{i}")]
 
 
 FORMS = (

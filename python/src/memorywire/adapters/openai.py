@@ -317,8 +317,35 @@ def _encode_chat_list(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     return [r.record_of(CHAT, FRAMEWORK, ids, i, _encode_chat(m, f"/{i}"), scope) for i, m in enumerate(items)]
 
 
+def _chat_pieces(record: Record, residue: Any) -> list[Record]:
+    """A message of another producer that holds tool results gives a
+    message per run of other parts and a tool message per result, in order."""
+    message = record.get("message")
+    if residue is not None or record.get("kind") != "message" or not isinstance(message, dict):
+        return [record]
+    parts = message.get("content", [])
+    if not any("tool_result" in p for p in parts):
+        return [record]
+    pieces: list[Record] = []
+    run: list[Any] = []
+    for part in [*parts, None]:
+        if part is not None and "tool_result" not in part:
+            run.append(part)
+            continue
+        if run:
+            pieces.append({**record, "message": {**message, "content": run}})
+            run = []
+        if part is not None:
+            pieces.append({"id": record.get("id"), "kind": "tool_result", "tool_result": part["tool_result"]})
+    return pieces
+
+
 def _decode_chat_list_records(records: list[Record]) -> list[Any]:
-    return [_decode_chat(rec, residue_of(rec, CHAT), f"/{i}") for i, rec in enumerate(records)]
+    out: list[Any] = []
+    for i, rec in enumerate(records):
+        residue = residue_of(rec, CHAT)
+        out.extend(_decode_chat(piece, residue, f"/{i}") for piece in _chat_pieces(rec, residue))
+    return out
 
 
 FORMS = (

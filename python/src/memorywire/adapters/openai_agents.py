@@ -178,7 +178,24 @@ def _encode_rows(rows: list[Any], scope: dict[str, Any]) -> list[Record]:
 
 
 def _decode_rows(records: list[Record]) -> list[Any]:
-    return [_decode_row(rec, residue_of(rec, SQLITE_ROW), f"/{i}") for i, rec in enumerate(records)]
+    rows: list[Any] = []
+    for i, rec in enumerate(records):
+        residue = residue_of(rec, SQLITE_ROW)
+        items = r.decode_items(rec, None, f"/{i}") if residue is None and rec.get("kind") == "message" else []
+        if len(items) < 2:
+            rows.append(_decode_row(rec, residue, f"/{i}"))
+            continue
+        # A message of another producer that Responses keeps as several items.
+        scope = rec.get("scope") or {}
+        for item in items:
+            row: Json = {}
+            if "session" in scope:
+                row["session_id"] = scope["session"]
+            row["message_data"] = dumps(item)
+            if "created_at" in rec:
+                row["created_at"] = sqlite_time(rec["created_at"])
+            rows.append(row)
+    return rows
 
 
 FORMS = (
