@@ -158,7 +158,7 @@ def test_a_message_with_a_tool_call_of_another_producer_gives_two_rows() -> None
               "message": {"role": "assistant", "content": [
                   {"text": {"text": "Checking."}}, {"tool_call": {"call_id": "c-1", "name": "clock"}}]}}
     assert_exact(ROWS.from_records([record]), [
-        {"session_id": "s-9", "message_data": "{\"id\": \"ai-1\", \"content\": \"Checking.\", \"role\": \"assistant\"}"},
-        {"session_id": "s-9",
-         "message_data": "{\"arguments\": \"\", \"call_id\": \"c-1\", \"name\": \"clock\", \"type\": \"function_call\"}"},
+        {"session_id": "s-9", "message_data": json.dumps({"id": "ai-1", "content": "Checking.", "role": "assistant"})},
+        {"session_id": "s-9", "message_data": json.dumps(
+            {"arguments": "", "call_id": "c-1", "name": "clock", "type": "function_call"})},
     ])
