@@ -157,7 +157,7 @@ def members(residue: Json, structured: Sequence[str] = ()) -> Json:
     """The framework members of a residue map, as Python values; the members
     named in ``structured`` (residue lists built element by element) are
     returned as they are."""
-    return {k: (v if k in structured else from_value(v)) for k, v in residue.items()}
+    return {k: (v if k in structured and type(v) is list else from_value(v)) for k, v in residue.items()}
 
 
 def residue_list(residue: Json, key: str) -> list[Any] | None:
@@ -477,7 +477,7 @@ def _encode_message(item: Json, pointer: str) -> Mapped:
 
 
 def _encode_function_call(item: Json, pointer: str) -> Mapped | None:
-    if not (valid_call(item.get("call_id")) and valid_call(item.get("name"))):
+    if not (valid_call(item.get("call_id")) and valid_call(item.get("name")) and type(item.get("arguments")) is str):
         return None
     rest = Rest(item, pointer)
     rest.take("type")
@@ -683,7 +683,8 @@ def _decode_reasoning(record: Mapping[str, Any], message: Mapping[str, Any], ext
         else:
             summary.append(ordered({"text": text, **members(entry_map(entry))}, ("text", "type"))
                            if entry is not None else {"text": text, "type": "summary_text"})
-    item["summary"] = summary
+    if entries is not None or texts or not extra:
+        item["summary"] = summary  # a reasoning item of another producer gets the summary Responses requires
     if "encrypted_content" in first:
         item["encrypted_content"] = first["encrypted_content"]
     if "text" in first:

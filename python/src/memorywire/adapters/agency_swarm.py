@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memorywire._timestamp import in_range
 from memorywire.adapters import _responses as r
 from memorywire.adapters._kit import (
     AdapterError,
@@ -29,8 +30,9 @@ METADATA_ORDER = ("agent", "callerAgent", "agent_run_id", "parent_run_id", "run_
                   "timestamp")
 #: Members Agency Swarm adds besides: a message's citations, a system message's origin.
 AGENCY_MEMBERS = (*METADATA_ORDER, "citations", "message_origin")
-#: Members every stored message has (add_agency_metadata always writes them).
-REQUIRED = ("agent", "callerAgent", "timestamp")
+#: Members every stored message has (add_agency_metadata always writes them,
+#: and type where the item has none).
+REQUIRED = ("type", "agent", "callerAgent", "timestamp")
 #: Trace ids that name no trace (agency_swarm.agent.execution_streaming.SENTINEL_TRACE_IDS).
 SENTINEL_TRACE_IDS = ("no-op",)
 EXTENSIONS = {"history_protocol": "agency-swarm.history_protocol", "message_origin": "agency-swarm.message_origin"}
@@ -38,7 +40,6 @@ CITATION_ORDER = ("file_id", "filename", "index", "type", "method", "text", "url
                   "end_index")
 
 Json = dict[str, Any]
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def _encode_message(msg: Any, position: int, ids: Ids, scope: Mapping[str, Any]) -> Record:
@@ -77,7 +78,7 @@ def _encode_message(msg: Any, position: int, ids: Ids, scope: Mapping[str, Any])
         row_scope["run"] = run
     created = None
     stamp = meta.get("timestamp")
-    if type(stamp) is int and 0 <= stamp <= _INT64[1]:
+    if type(stamp) is int and in_range(stamp // 1_000_000, stamp % 1_000_000 * 1000):
         created = micros_to_time(meta.take("timestamp"))
     extensions: Json = {}
     for key, name in EXTENSIONS.items():
@@ -110,14 +111,16 @@ def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
 
 def _decode_message(record: Mapping[str, Any], residue: Any, pointer: str) -> list[Json]:
     extra = r.unwrap(residue)
-    meta = r.members({k: v for k, v in extra.items() if k in AGENCY_MEMBERS}, ("citations",))
+    # citations are mapped element by element on messages only; elsewhere they are kept as they are.
+    built = ("citations",) if record.get("kind") == "message" else ()
+    meta = r.members({k: v for k, v in extra.items() if k in AGENCY_MEMBERS}, built)
     if residue is None:
         items = r.decode_items(record, None, pointer)
     else:
         item_extra = {k: v for k, v in extra.items() if k not in AGENCY_MEMBERS}
         items = [r.decode_item(record, r.wrap(item_extra), pointer)]
     message = record.get("message") or {}
-    entries = r.residue_list(extra, "citations")
+    entries = r.residue_list(extra, "citations") if built else None
     citations: Any = r._ABSENT
     if entries is not None or message.get("citations"):
         citations = []

@@ -112,8 +112,8 @@ def _encode_row(row: Any, position: int, ids: Ids, scope: Mapping[str, Any]) -> 
     mapped = r.encode_item(item, data_pointer)
     record = r.record_of(SQLITE_ROW, FRAMEWORK, ids, position, mapped, row_scope)
     item_residue = record.pop("native", {}).get("record")
-    rebuilt = dumps(_decode_item(record, item_residue))
-    if rebuilt != text:
+    if not all(dumps(_decode_item(_keys_in_order(record, o), _keys_in_order(item_residue, o))) == text
+               for o in (False, True)):
         rest.put("message_data", text)
     elif item_residue:
         rest.put("message_data", item_residue)
@@ -122,6 +122,17 @@ def _encode_row(row: Any, position: int, ids: Ids, scope: Mapping[str, Any]) -> 
     if residue:
         record["native"] = native(SQLITE_ROW, FRAMEWORK, residue)
     return record
+
+
+def _keys_in_order(x: Any, reverse: bool) -> Any:
+    """``x`` with the members of every map in sorted (or reverse sorted)
+    order: a Value map does not keep the order of its members, so the text
+    is kept unless it comes back whatever order they arrive in."""
+    if type(x) is dict:
+        return {k: _keys_in_order(x[k], reverse) for k in sorted(x, reverse=reverse)}
+    if type(x) is list:
+        return [_keys_in_order(e, reverse) for e in x]
+    return x
 
 
 def _decode_item(record: Mapping[str, Any], item_residue: Any) -> Any:
@@ -163,7 +174,7 @@ def _decode_row(record: Mapping[str, Any], residue: Any, pointer: str) -> Json:
             if key not in row and key in record:
                 row[key] = sqlite_time(record[key])
         return ordered(row, SESSION_COLUMNS)
-    row = r.members(extra, ("message_data",))
+    row = r.members({k: v for k, v in extra.items() if k != "message_data"})
     row["message_data"] = _message_data(record, extra.get("message_data"), pointer)
     if "session" in scope:
         row["session_id"] = scope["session"]
