@@ -5,8 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import openai_strategies as strategies
 import pytest
 from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load, through_encodings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memorywire.adapters import FORMS, AdapterError, is_generated
 
@@ -83,6 +86,7 @@ def test_sentinel_trace_id_is_no_trace() -> None:
 def test_unusual_members_survive() -> None:
     items: list[Any] = [
         {"content": "a", "role": "user", "agent": None, "callerAgent": "", "timestamp": -5, "type": "message"},
+        {"content": "c", "role": "user", "agent": "A", "callerAgent": None, "timestamp": 2**63, "type": "message"},
         {"content": "b", "role": "user", "agent": "A", "callerAgent": None, "timestamp": 2**70,
          "message_origin": {"k": [1, 2.0]}, "type": "message"},
         {"arguments": "{}", "call_id": "c", "name": "f", "type": "function_call", "citations": [],
@@ -108,11 +112,16 @@ def test_mutations_are_caught(mutate: Any) -> None:
 
 
 @pytest.mark.parametrize("items,scope,pointer,reason", [
-    ([{"content": "a", "role": "user", "callerAgent": None, "timestamp": 1}], {}, "/0/agent", "MISSING_MEMBER"),
-    ([{"content": "a", "role": "user", "agent": "A", "timestamp": 1}], {}, "/0/callerAgent", "MISSING_MEMBER"),
-    ([{"content": "a", "role": "user", "agent": "A", "callerAgent": None}], {}, "/0/timestamp", "MISSING_MEMBER"),
-    ([{"content": "a", "role": "critic", "agent": "A", "callerAgent": None, "timestamp": 1}], {}, "/0/role",
-     "UNSUPPORTED_ITEM"),
+    ([{"content": "a", "role": "user", "callerAgent": None, "timestamp": 1, "type": "message"}], {}, "/0/agent",
+     "MISSING_MEMBER"),
+    ([{"content": "a", "role": "user", "agent": "A", "timestamp": 1, "type": "message"}], {}, "/0/callerAgent",
+     "MISSING_MEMBER"),
+    ([{"content": "a", "role": "user", "agent": "A", "callerAgent": None, "type": "message"}], {}, "/0/timestamp",
+     "MISSING_MEMBER"),
+    ([{"content": "a", "role": "user", "agent": "A", "callerAgent": None, "timestamp": 1}], {}, "/0/type",
+     "MISSING_MEMBER"),
+    ([{"content": "a", "role": "critic", "agent": "A", "callerAgent": None, "timestamp": 1, "type": "message"}], {},
+     "/0/role", "UNSUPPORTED_ITEM"),
     ([], {"run": "r"}, "/scope/run", "UNSUPPORTED_ITEM"),
 ])
 def test_errors(items: list[Any], scope: dict[str, Any], pointer: str, reason: str) -> None:
@@ -158,3 +167,26 @@ def test_a_message_with_tool_calls_of_another_producer_gives_several_items() -> 
         {"id": "ai-7", "content": "Let me look.", "role": "assistant", **meta},
         {"arguments": "{}", "call_id": "call_3", "name": "lookup", "type": "function_call", **meta},
     ])
+
+
+# -- Any thread message of these shapes, whatever its values ------------------------------------
+
+_meta = st.fixed_dictionaries(
+    {"agent": strategies.v, "callerAgent": st.none() | strategies.v, "timestamp": st.integers() | strategies.v},
+    optional={"agent_run_id": strategies.v, "parent_run_id": strategies.v,
+              "run_trace_id": st.sampled_from(["no-op", "", "trace_1"]) | strategies.v,
+              "history_protocol": strategies.v, "message_origin": strategies.v,
+              "citations": st.lists(strategies.shaped("file_citation", {"file_id": strategies.v, "index": strategies.v,
+                                                                        "method": strategies.v}), max_size=2)
+              | strategies.v})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(strategies.items, _meta).map(lambda p: {**p[0], **p[1]}), max_size=4))
+def test_any_thread_message_of_these_shapes_round_trips(items: list[Any]) -> None:
+    try:
+        records = THREAD.to_records(items)
+    except AdapterError:
+        return
+    for decoded in through_encodings(records).values():
+        assert_exact(THREAD.from_records(decoded), items)

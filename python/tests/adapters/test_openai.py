@@ -6,8 +6,11 @@ import base64
 import copy
 from typing import Any
 
+import openai_strategies as strategies
 import pytest
 from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load, through_encodings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memorywire.adapters import FORMS, AdapterError, is_generated
 
@@ -298,3 +301,27 @@ def test_a_message_of_another_producer_with_tool_parts_gives_several_items() -> 
         {"role": "tool", "tool_call_id": "c-1", "content": "12:00"},
         {"role": "user", "content": "Thanks."},
     ])
+
+
+# -- Any item of these shapes, whatever its values ----------------------------------------------
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(strategies.items, max_size=4))
+def test_any_item_of_these_shapes_round_trips(items: list[Any]) -> None:
+    try:
+        records = RESPONSES.to_records(items)
+    except AdapterError:
+        return  # refused with a pointer: nothing was lost silently
+    for decoded in through_encodings(records).values():
+        assert_exact(RESPONSES.from_records(decoded), items)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(strategies.chat, max_size=4))
+def test_any_chat_message_of_these_shapes_round_trips(items: list[Any]) -> None:
+    try:
+        records = CHAT.to_records(items)
+    except AdapterError:
+        return
+    for decoded in through_encodings(records).values():
+        assert_exact(CHAT.from_records(decoded), items)
