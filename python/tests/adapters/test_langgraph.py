@@ -122,7 +122,7 @@ def test_kept_text_that_no_longer_holds_the_value_is_not_used() -> None:
 
 
 def test_reads_records_of_other_producers() -> None:
-    fact = {"specversion": "1.0", "id": "f-1", "kind": "fact", "key": "diet",
+    fact: dict[str, Any] = {"specversion": "1.0", "id": "f-1", "kind": "fact", "key": "diet",
             "scope": {"user": "u", "namespace": ["memories", "u"]},
             "created_at": "2026-03-14T09:30:00Z", "fact": {"text": "The user is vegetarian."}}
     custom = {"specversion": "1.0", "id": "c-1", "kind": "custom", "scope": {"namespace": ["n"]},
@@ -183,13 +183,14 @@ def test_mutations_are_detected() -> None:
     rows = _lists("langgraph.sqlite_store_row", "store_table.json")[1]
     back = ROW.from_records(through_encodings(ROW.to_records(rows))["protobuf"])
     assert exact(back, rows, ordered=True) is None
-    for mutate in (
+    mutations: list[Callable[[list[Any]], None]] = [
         lambda r: r[0].__setitem__("ttl_minutes", 90),
         lambda r: r[0].__setitem__("value", r[0]["value"].replace(b'"age":41', b'"age":41.0')),
         lambda r: r[1].__setitem__("expires_at", "2026-05-04 12:30:45+00:00"),
         lambda r: r.__setitem__(0, dict(reversed(list(r[0].items())))),
         lambda r: r.reverse(),
-    ):
+    ]
+    for mutate in mutations:
         changed = copy.deepcopy(back)
         mutate(changed)
         assert exact(changed, rows, ordered=True) is not None
