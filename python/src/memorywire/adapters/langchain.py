@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memorywire._extras import install_hint
+from memorywire._formats import check_format
 from memorywire.adapters._kit import (
     AdapterError,
     Form,
@@ -154,7 +155,8 @@ def _image_url(rest: dict[str, Any]) -> dict[str, Any] | None:
     if type(url) is not str:
         return None
     fields, kept = media_from_uri(url)
-    if kept is not None:
+    # A MediaPart needs a uri that is an absolute URI, or non-empty data.
+    if kept is not None or not (fields.get("data") or check_format(fields.get("uri", ""), "uri")):
         return None
     if type(inner) is str:
         del rest["image_url"]
