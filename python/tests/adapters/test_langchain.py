@@ -5,12 +5,16 @@ package and is tested in frameworks/test_langchain_package.py."""
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load, through_encodings
 
+import memorywire.json
 from memorywire.adapters import FORMS, AdapterError, is_generated
 
 TO_DICT = FORMS["langchain.messages_to_dict"]
@@ -234,3 +238,23 @@ def test_mutations_are_detected() -> None:
         changed = copy.deepcopy(back)
         mutate(changed)
         assert exact(changed, items) is not None
+
+
+def test_document_examples_are_real_output() -> None:
+    """Every item of langchain.md is captured output, and its record is the
+    canonical JSON of what the adapter writes for it ("…" shortens long
+    strings)."""
+    path = Path(__file__).resolve().parents[3] / "spec" / "v1" / "adapters" / "langchain.md"
+    examples = re.findall(r"```json\n(.*?)\n```", path.read_text("utf-8"), re.S)
+    assert len(examples) == 16
+    for item_text, record in zip(examples[::2], examples[1::2], strict=True):
+        item = json.loads(item_text)
+        form = DUMPD if "lc" in item else TO_DICT
+        items = _items(form.name)
+        records = [memorywire.json.encode(r).decode() for r in form.to_records(items)]
+        if "…" in record:
+            short = re.compile(r"(iVBORw0KGgoAAAANSUhEUgAAAC4AAAAuCAIA)[A-Za-z0-9+/=]{100,}")
+            records = [short.sub("\\1…", r) for r in records]
+            items = [json.loads(short.sub("\\1…", json.dumps(x))) for x in items]
+        assert any(exact(item, x, ordered=True) is None for x in items), item
+        assert record in records, record

@@ -4,12 +4,16 @@ on the captured real output of langgraph 1.2.24 and checkpoint-sqlite 3.1.2."""
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load, through_encodings
 
+import memorywire.json
 from memorywire.adapters import FORMS, AdapterError, is_generated
 
 ITEM = FORMS["langgraph.item"]
@@ -199,3 +203,27 @@ def test_mutations_are_detected() -> None:
     changed = copy.deepcopy(back)
     changed[2]["value"]["neg_zero"] = 0.0
     assert exact(changed, items) is not None
+
+
+def _examples(document: str) -> list[str]:
+    text = (Path(__file__).resolve().parents[3] / "spec" / "v1" / "adapters" / document).read_text("utf-8")
+    return re.findall(r"```json\n(.*?)\n```", text, re.S)
+
+
+def test_document_examples_are_real_output() -> None:
+    """Every item of langgraph.md is captured output, and its record is what
+    the adapter writes for it."""
+    items: list[Any] = []
+    records: set[str] = set()
+    for form, filename in CAPTURED:
+        for listed in _lists(form, filename):
+            items += listed
+            records.update(memorywire.json.encode(r).decode() for r in FORMS[form].to_records(listed))
+    examples = _examples("langgraph.md")
+    assert len(examples) == 10
+    for item_text, record in zip(examples[::2], examples[1::2], strict=True):
+        item = json.loads(item_text)
+        if "prefix" in item:
+            item["value"] = item["value"].encode("utf-8")
+        assert any(exact(item, x, ordered=True) is None for x in items), item
+        assert record in records, record  # canonical JSON, as written
