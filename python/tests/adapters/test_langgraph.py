@@ -67,7 +67,8 @@ def test_the_id_is_the_namespace_and_key() -> None:
     other = {**item, "key": "other"}
     first = ITEM.to_records([item])[0]["id"]
     assert ITEM.to_records([other, item])[1]["id"] == first
-    assert ITEM.to_records([item], user="x")[0]["id"] == first
+    assert ITEM.to_records([item], namespace=["other"])[0]["id"] == first
+    assert ITEM.to_records([item], user="x")[0]["id"] != first
     # The same item as a store row is the same record.
     row = {"prefix": "a.b", "key": "k", "value": b"{}", "created_at": "2026-01-01 00:00:00",
            "updated_at": "2026-01-01 00:00:00", "expires_at": None, "ttl_minutes": None}

@@ -87,12 +87,13 @@ def _members(item: Any, members: Sequence[str], optional: Sequence[str], pointer
 
 class _Keys:
     """Record ids and keys of one list: the first item of a namespace and
-    key carries the key and an id made of both (so that writing the item
-    again replaces its record); a repeat gets a positional id and keeps its
-    key in the residue."""
+    key carries the key and an id made of both and the scope (so that
+    writing the item again replaces its record); a repeat gets a positional
+    id and keeps its key in the residue."""
 
     def __init__(self, form: str, scope: Mapping[str, Any]) -> None:
         self._ids = Ids(form, scope)
+        self._scope = dict(scope)
         self._seen: set[tuple[tuple[str, ...], str]] = set()
 
     def assign(self, position: int, namespace: list[str], key: str) -> tuple[str, bool]:
@@ -100,7 +101,7 @@ class _Keys:
         if (tuple(namespace), key) in self._seen:
             return self._ids.assign(position), False
         self._seen.add((tuple(namespace), key))
-        made = Ids(CUSTOM_TYPE, {"namespace": namespace, "key": key}).assign(0)
+        made = Ids(CUSTOM_TYPE, {**self._scope, "namespace": namespace, "key": key}).assign(0)
         return made, 0 < len(key) <= _MAX_KEY
 
 
