@@ -139,6 +139,6 @@ def test_dumpd(msgs: list[Any]) -> None:
 
 
 def test_captured_conversation_as_objects(service: Callable[[], Any]) -> None:
-    msgs = lc.messages_from_dict(load("langchain.messages_to_dict", "conversation.json")["items"])
+    msgs = lc.messages_from_dict(load("langchain.messages", "conversation.json")["items"])
     assert_round_trip(OBJECTS, msgs)
     assert_service_round_trip(service(), OBJECTS, msgs, session="chat-7")
