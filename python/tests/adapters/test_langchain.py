@@ -258,3 +258,25 @@ def test_document_examples_are_real_output() -> None:
             items = [json.loads(short.sub("\\1…", json.dumps(x))) for x in items]
         assert any(exact(item, x, ordered=True) is None for x in items), item
         assert record in records, record
+
+
+def test_standard_media_blocks() -> None:
+    blocks: list[Any] = [
+        {"type": "image", "url": "https://example.com/a.png", "id": "b1"},
+        {"type": "file", "base64": "JVBERi0=", "mime_type": "application/pdf", "extras": {"name": "a.pdf"}},
+        {"type": "audio", "file_id": "file-1", "mime_type": "not a type"},
+        {"type": "image", "url": "data:image/png;base64,AAAA"},
+        {"type": "video", "base64": "not base64!"},
+    ]
+    item = {"type": "human", "data": {"content": blocks, "additional_kwargs": {}, "response_metadata": {},
+                                      "type": "human", "name": None, "id": "h"}}
+    (rec,) = assert_round_trip(TO_DICT, [item])
+    assert rec["message"]["content"] == [
+        {"image": {"uri": "https://example.com/a.png"}, "id": "b1"},
+        {"file": {"data": "JVBERi0=", "media_type": "application/pdf"}},
+        {"audio": {"file_id": "file-1"}},
+    ]
+    entries = rec["native"]["record"]["content"]
+    assert entries[:3] == [{"type": "image"}, {"type": "file", "extras": {"name": "a.pdf"}},
+                           {"type": "audio", "mime_type": "not a type"}]
+    assert [e.get("$unmapped") for e in entries[3:]] == blocks[3:]

@@ -10,6 +10,7 @@ id, a ``custom`` record for a ``RemoveMessage``, a ``message`` otherwise.
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 from collections.abc import Mapping, Sequence
@@ -140,11 +141,55 @@ def _element(element: Any) -> tuple[dict[str, Any], Any] | None:
         if media is None:
             return None
         part = {"image": media}
+    elif kind in STANDARD_MEDIA:
+        media = _standard_media(rest)
+        if media is None:
+            return None
+        part = {str(kind): media}
     else:
         return None
     if _short(rest.get("id")) and kind != "image_url":
         part["id"] = rest.pop("id")
     return part, rest
+
+
+#: The standard content blocks of media (langchain-core 1.x), by type.
+STANDARD_MEDIA = ("image", "audio", "video", "file")
+
+
+def _standard_media(rest: dict[str, Any]) -> dict[str, Any] | None:
+    """The MediaPart of a standard media block (``url``, ``base64`` or
+    ``file_id``, and ``mime_type``); takes what it maps out of ``rest``.
+    A ``data:`` URL stays in the block: its text is the block's."""
+    fields: dict[str, Any] = {}
+    url, data, file_id, mime = (rest.get(k) for k in ("url", "base64", "file_id", "mime_type"))
+    if url is not None:
+        if not (type(url) is str and len(url) <= 8192 and check_format(url, "uri") and not url.startswith("data:")):
+            return None
+        fields["uri"] = url
+    if data is not None:
+        if not (type(data) is str and data and _is_base64(data)):
+            return None
+        fields["data"] = data
+    if file_id is not None:
+        if not _short(file_id):
+            return None
+        fields["file_id"] = file_id
+    if not fields:
+        return None
+    if type(mime) is str and len(mime) <= 256 and check_format(mime, "media-type"):
+        fields["media_type"] = mime
+    for k in ("url", "base64", "file_id", "mime_type"):
+        if k in rest and ({"url": "uri", "base64": "data", "mime_type": "media_type"}.get(k, k)) in fields:
+            del rest[k]
+    return fields
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        return base64.b64encode(base64.b64decode(text, validate=True)).decode("ascii") == text
+    except ValueError:
+        return False
 
 
 def _image_url(rest: dict[str, Any]) -> dict[str, Any] | None:
@@ -187,6 +232,8 @@ def _fits(entry: Any, part: Mapping[str, Any]) -> bool:
         return "text" in part and "id" not in part
     if type(entry) is not dict:
         return False
+    if entry.get("type") in STANDARD_MEDIA:
+        return entry["type"] in part
     want = {"text": "text", "reasoning": "reasoning", "image": "image_url"}
     return any(k in part and entry.get("type") == v for k, v in want.items())
 
@@ -202,6 +249,11 @@ def _element_back(part: Mapping[str, Any], entry: Any) -> Any:
         out.setdefault("type", "reasoning")
         if "text" in part["reasoning"]:
             out["reasoning"] = part["reasoning"]["text"]
+    elif type(entry) is dict and entry.get("type") in STANDARD_MEDIA and entry["type"] in part:
+        media = part[entry["type"]]
+        for field, member in (("uri", "url"), ("data", "base64"), ("file_id", "file_id"), ("media_type", "mime_type")):
+            if field in media:
+                out[member] = media[field]
     elif "image" in part:
         media = part["image"]
         url = uri_from_media(media)
@@ -219,7 +271,7 @@ def _element_back(part: Mapping[str, Any], entry: Any) -> Any:
         return _foreign_element(part)
     if "id" in part:
         out["id"] = part["id"]
-    return ordered(out, ("type", "text", "reasoning"))
+    return ordered(out, ("type", "text", "reasoning", "url", "base64", "file_id", "mime_type"))
 
 
 def _foreign_element(part: Mapping[str, Any]) -> dict[str, Any]:

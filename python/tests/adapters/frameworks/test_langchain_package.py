@@ -49,6 +49,13 @@ elements = st.one_of(
     st.builds(lambda t, i: {"type": "reasoning", "reasoning": t, **i}, texts,
               st.fixed_dictionaries({}, optional={"id": texts})),
     image_urls,
+    # The standard media blocks of langchain-core 1.x.
+    st.builds(lambda t, src, extra: {"type": t, **src, **extra}, st.sampled_from(["image", "audio", "video", "file"]),
+              st.one_of(st.builds(lambda u: {"url": u}, urls),
+                        st.builds(lambda b: {"base64": base64.b64encode(b).decode()}, st.binary(max_size=20)),
+                        st.builds(lambda f: {"file_id": f}, texts)),
+              st.fixed_dictionaries({}, optional={"mime_type": st.sampled_from(["image/png", "x", ""]),
+                                                  "id": texts, "extras": maps})),
     st.builds(lambda v: {"type": "custom_block", "value": v}, json_values),
 )
 contents = texts | st.lists(elements, max_size=4)
