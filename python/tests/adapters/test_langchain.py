@@ -280,3 +280,12 @@ def test_standard_media_blocks() -> None:
     assert entries[:3] == [{"type": "image"}, {"type": "file", "extras": {"name": "a.pdf"}},
                            {"type": "audio", "mime_type": "not a type"}]
     assert [e.get("$unmapped") for e in entries[3:]] == blocks[3:]
+
+
+def test_an_output_update_wins_over_list_residue() -> None:
+    (tool,) = [x for x in _items("langchain.messages_to_dict") if x["data"].get("tool_call_id") == "call_2"]
+    (rec,) = TO_DICT.to_records([tool])
+    del rec["tool_result"]["output_parts"]
+    rec["tool_result"]["output"] = "fixed"
+    (back,) = TO_DICT.from_records([rec])
+    assert back["data"]["content"] == "fixed"

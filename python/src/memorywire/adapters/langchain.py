@@ -618,7 +618,7 @@ def _message_data(rec: Mapping[str, Any], form: str, p: str) -> tuple[str, dict[
     else:
         parts = list(payload.get("content") or [])
     content_parts = [x for x in parts if "tool_call" not in x]
-    if kind == "tool_result" and "output" in payload and not isinstance(res.get("content"), list):
+    if kind == "tool_result" and "output" in payload:
         data["content"] = payload["output"]
     elif family == "remove":
         data["content"] = from_value(res["content"]) if "content" in res else ""
