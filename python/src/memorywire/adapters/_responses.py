@@ -223,16 +223,6 @@ def decode_annotations(entries: list[Any] | None, annotations: Sequence[Mapping[
 
 # -- Media -------------------------------------------------------------------------------------
 
-def _uri_fields(uri: str) -> tuple[Json, str | None]:
-    """media_from_uri, refusing an empty inline payload and text that is not a URI."""
-    fields, kept = media_from_uri(uri)
-    if fields.get("data") == "":
-        fields, kept = ({"uri": uri}, None) if len(uri) <= 8192 else ({}, uri)
-    if "uri" in fields and not check_format(fields["uri"], "uri"):
-        return {}, uri
-    return fields, kept
-
-
 def _canonical_base64(text: str) -> bool:
     if not text:
         return False
@@ -248,7 +238,7 @@ def encode_media_url(rest: Rest, key: str, media: Json) -> None:
     v = rest.get(key)
     if type(v) is not str or not v:
         return
-    fields, kept = _uri_fields(v)
+    fields, kept = media_from_uri(v)
     if not fields.get("uri") and not fields.get("data"):
         return
     media.update(fields)
