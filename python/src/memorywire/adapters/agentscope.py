@@ -464,16 +464,16 @@ def encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
 
 # -- records -> items ------------------------------------------------------------------------------
 
-def _order_v2(block: Any) -> Any:
-    """The member order of pydantic's dump, for a 2.x block kept whole."""
+def _order_block(block: Any, v: int) -> Any:
+    """The member order the framework writes, for a block kept whole."""
     if type(block) is not dict:
         return block
-    out = ordered(block, V2_BLOCKS.get(str(block.get("type")), ()))
+    out = ordered(block, (V1_BLOCKS if v == 1 else V2_BLOCKS).get(str(block.get("type")), ()))
     for key in ("hint", "output"):
         if type(out.get(key)) is list:
-            out[key] = [_order_v2(b) for b in out[key]]
+            out[key] = [_order_block(b, v) for b in out[key]]
     if type(out.get("source")) is dict:
-        out["source"] = ordered(out["source"], SOURCE_ORDER[2].get(str(out["source"].get("type")), ()))
+        out["source"] = ordered(out["source"], SOURCE_ORDER[v].get(str(out["source"].get("type")), ()))
     return out
 
 
@@ -560,8 +560,7 @@ def _part_blocks(parts: list[dict[str, Any]], entries: list[Any] | None, v: int,
     index = 0
     for entry, part in align(entries, parts):
         if part is None:
-            value = unmapped_value(entry)
-            blocks.append(_order_v2(value) if v == 2 else value)
+            blocks.append(_order_block(unmapped_value(entry), v))
         else:
             blocks.append(_part_block(part, entry, v, f"{pointer}/{index}"))
             index += 1
