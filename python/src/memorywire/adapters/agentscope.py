@@ -143,13 +143,13 @@ def _media(block: dict[str, Any], v: int) -> tuple[dict[str, Any], dict[str, Any
     if kind == "base64":
         if set(src) != {"type", "data", "media_type"}:
             return None
-        if not _canonical_base64(src["data"]) or not _media_type_ok(src["media_type"]):
+        if not src["data"] or not _canonical_base64(src["data"]) or not _media_type_ok(src["media_type"]):
             return None
         return {"data": src["data"], "media_type": src["media_type"]}, {"type": "base64"}
     if kind != "url" or set(src) != set(SOURCE_ORDER[v]["url"]) or type(src["url"]) is not str:
         return None
     fields, kept = media_from_uri(src["url"])
-    if kept is not None or ("uri" in fields and not check_format(fields["uri"], "uri")):
+    if kept is not None or fields.get("data") == "" or ("uri" in fields and not check_format(fields["uri"], "uri")):
         return None
     entry: dict[str, Any] = {"type": "url"}
     if v == 2:
@@ -421,8 +421,8 @@ def _container(item: Any, pointer: str, position: int, ids: Ids, scope: dict[str
     records = [head]
     for j, element in enumerate(inner):
         where = f"{pointer}/{inner_key}/{j}"
-        rid = ids.assign(position + 1 + j, element[0].get("id") if _is_pair(element) else
-                         element.get("id") if type(element) is dict else None)
+        rid = ids.assign(position + 1 + j, _framework_id(element[0].get("id") if _is_pair(element) else
+                                                         element.get("id") if type(element) is dict else None))
         if text is None:
             if not _is_pair(element):
                 raise AdapterError.at(where, "TYPE_MISMATCH", "a state_dict entry is a [msg, marks] pair")
@@ -435,6 +435,11 @@ def _container(item: Any, pointer: str, position: int, ids: Ids, scope: dict[str
         if kept is not None:
             residue["model_dump_json"] = kept
     return records
+
+
+def _framework_id(x: Any) -> Any:
+    """The framework id to offer as record id: none with a control character."""
+    return x if type(x) is str and not any(c < " " or c == "\x7f" for c in x) else None
 
 
 def _is_pair(x: Any) -> bool:
@@ -455,10 +460,10 @@ def encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
         if _is_container(item):
             records.extend(_container(item, pointer, position, ids, scope))
         elif _is_pair(item):
-            records.append(_pair(item, pointer, ids.assign(position, item[0].get("id")), scope))
+            records.append(_pair(item, pointer, ids.assign(position, _framework_id(item[0].get("id"))), scope))
         else:
             v = _version(item, pointer)
-            records.append(_message(item, v, pointer, ids.assign(position, item.get("id")), scope))
+            records.append(_message(item, v, pointer, ids.assign(position, _framework_id(item.get("id"))), scope))
     return records
 
 
