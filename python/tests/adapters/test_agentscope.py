@@ -259,6 +259,7 @@ def test_records_of_other_producers() -> None:
     ([{"id": "a", "name": "n", "role": "user", "content": [], "metadata": {"t": {1, 2}},
        "timestamp": "2026-05-04 12:30:15.123"}], "/0/metadata/t", "NOT_REPRESENTABLE"),
     ([7], "/0", "TYPE_MISMATCH"),
+    ([dict(_v2()[0], content="a string")], "/0/content", "TYPE_MISMATCH"),
 ])
 def test_errors_name_the_member(items: list[Any], pointer: str, reason: str) -> None:
     with pytest.raises(AdapterError) as e:

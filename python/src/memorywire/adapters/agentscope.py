@@ -320,7 +320,7 @@ def _message(item: Any, v: int, pointer: str, rid: str, scope: dict[str, Any]) -
     elif name != "":
         residue["name"] = to_value(name, f"{pointer}/name")
     content = item["content"]
-    if type(content) is str:
+    if type(content) is str and v == 1:
         if content:
             msg["content"] = [{"text": {"text": content}}]
     elif type(content) is list:
@@ -329,7 +329,8 @@ def _message(item: Any, v: int, pointer: str, rid: str, scope: dict[str, Any]) -
             msg["content"] = parts
         residue["content"] = entries
     else:
-        raise AdapterError.at(f"{pointer}/content", "TYPE_MISMATCH", "Msg content is a string or a list of blocks")
+        raise AdapterError.at(f"{pointer}/content", "TYPE_MISMATCH",
+                              "Msg content is a list of blocks (1.x: or a string)")
     record: Record = {"specversion": "1.0", "id": rid, "kind": "message"}
     if scope:
         record["scope"] = dict(scope)
