@@ -542,9 +542,7 @@ def _part_block(part: dict[str, Any], entry: dict[str, Any] | None, v: int, poin
     if v == 2:
         if "id" in e:
             block["id"] = from_value(e["id"])
-        elif kind in ("tool_call", "tool_result"):
-            pass
-        else:
+        elif kind not in ("tool_call", "tool_result"):  # their id is the call id
             block["id"] = part.get("id", "")
         block["created_at"] = from_value(e.get("created_at", ""))
         block["finished_at"] = from_value(e.get("finished_at"))
