@@ -242,9 +242,17 @@ def test_records_of_other_producers() -> None:
     assert [b["type"] for b in msgs[3]["content"]] == ["thinking", "data"]
     assert msgs[3]["content"][1]["source"] == {"type": "url", "url": "https://e.org/i.png",
                                                "media_type": "application/octet-stream"}
+    # A memory of another kind is a system message with its text.
+    memories = FORM.from_records([
+        {"specversion": "1.0", "id": "f", "kind": "fact", "fact": {"text": "Likes tea."}},
+        {"specversion": "1.0", "id": "c", "kind": "custom", "custom": {"type": "t", "value": {"n": 1}}},
+    ])
+    assert [(m["role"], [b["text"] for b in m["content"]]) for m in memories] == \
+        [("system", ["Likes tea."]), ("system", ['{"n":1}'])]
     with pytest.raises(AdapterError) as e:
-        FORM.from_records([records[0], {"specversion": "1.0", "id": "f", "kind": "fact", "fact": {"text": "x"}}])
-    assert e.value.violations[0].pointer == "/1/kind"
+        FORM.from_records([records[0], {"specversion": "1.0", "id": "f", "kind": "fact",
+                                        "encrypted": {"algorithm": "A256GCM", "ciphertext": "AAE="}}])
+    assert (e.value.violations[0].pointer, e.value.reason) == ("/1/fact", "NOT_REPRESENTABLE")
 
 
 @pytest.mark.parametrize(("items", "pointer", "reason"), [

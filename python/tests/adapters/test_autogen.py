@@ -151,6 +151,11 @@ def test_records_of_other_producers() -> None:
                                                       "record": {"hash": "x"}}}]
     assert CONTENT.from_records(facts) == [{"content": "Likes tea.", "mime_type": "text/plain",
                                             "metadata": {"src": "mem0"}}]
+    summary = {"specversion": "1.0", "id": "s", "kind": "summary", "summary": {"text": "Earlier: greetings."}}
+    assert LLM.from_records([summary]) == [{"content": "Earlier: greetings.", "type": "SystemMessage"}]
+    assert CONTENT.from_records([summary, records[3]]) == [
+        {"content": "Earlier: greetings.", "mime_type": "text/plain", "metadata": None},
+        {"content": "done", "mime_type": "text/plain", "metadata": None}]
     with pytest.raises(AdapterError) as e:
         LLM.from_records([{"specversion": "1.0", "id": "x", "kind": "message",
                            "message": {"role": "system", "content": [{"image": {"uri": "https://e.org/i.png"}}]}}])

@@ -585,7 +585,10 @@ def _decode_message(record: dict[str, Any], residue: Any, pointer: str) -> dict[
         msg, parts, name = {}, [{kind: record[kind]}], ""
         role = "assistant"
     else:
-        raise AdapterError.at(f"{pointer}/kind", "UNSUPPORTED_ITEM", f"a {kind} record is not an AgentScope Msg")
+        # A memory of another kind is what AgentScope gives a model as a system message.
+        text = _memory_text(record, pointer)
+        msg, parts, name = {}, [{"text": {"text": text}}] if text else [], ""
+        role = "system"
     if "name" in res:
         name = from_value(res["name"])
     entries = res.get("content")
@@ -627,6 +630,22 @@ def _decode_message(record: dict[str, Any], residue: Any, pointer: str) -> dict[
     order = V1_ORDER if v == 1 else V2_ORDER
     item.update({k: from_value(x) for k, x in res.items() if k not in order})
     return ordered(item, order)
+
+
+def _memory_text(record: dict[str, Any], pointer: str) -> str:
+    """The text of a record of a memory kind (fact, summary, block, custom, ...)."""
+    kind = str(record.get("kind"))
+    payload = record.get(kind)
+    if type(payload) is not dict:
+        raise AdapterError.at(f"{pointer}/{kind}", "NOT_REPRESENTABLE", f"a {kind} record without a readable payload")
+    if kind == "block":
+        return str(payload.get("value", ""))
+    if kind == "procedure":
+        return str(payload.get("description") or payload.get("name", ""))
+    if kind == "custom":
+        value = payload.get("value")
+        return value if type(value) is str else "" if value is None else canonical_json(value)
+    return str(payload.get("text", ""))
 
 
 def _parse_or_none(text: Any) -> str | None:

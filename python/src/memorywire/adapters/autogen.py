@@ -16,6 +16,7 @@ from memorywire.adapters._kit import (
     Ids,
     Record,
     align,
+    canonical_json,
     from_value,
     keep_text,
     native,
@@ -202,7 +203,10 @@ def _decode_llm_one(record: dict[str, Any], pointer: str) -> dict[str, Any]:
         msg = {}
         parts = [{kind: record[kind]}]
     else:
-        raise AdapterError.at(f"{pointer}/kind", "UNSUPPORTED_ITEM", f"a {kind} record is not an AutoGen LLM message")
+        # A memory of another kind is what AutoGen's memory gives a model: a system message.
+        role, msg = "system", {}
+        text = _memory_text(record, pointer)
+        parts = [{"text": {"text": text}}] if text else []
     mtype = ROLE_TYPES.get(str(role), "UserMessage")
     order = TYPES[mtype][1]
     item: dict[str, Any] = {}
@@ -237,6 +241,22 @@ def _decode_llm_one(record: dict[str, Any], pointer: str) -> dict[str, Any]:
     item["type"] = mtype
     item.update({k: from_value(v) for k, v in residue.items() if k not in order})
     return ordered(item, order)
+
+
+def _memory_text(record: dict[str, Any], pointer: str) -> str:
+    """The text of a record of a memory kind (fact, summary, block, custom, ...)."""
+    kind = str(record.get("kind"))
+    payload = record.get(kind)
+    if type(payload) is not dict:
+        raise AdapterError.at(f"{pointer}/{kind}", "NOT_REPRESENTABLE", f"a {kind} record without a readable payload")
+    if kind == "block":
+        return str(payload.get("value", ""))
+    if kind == "procedure":
+        return str(payload.get("description") or payload.get("name", ""))
+    if kind == "custom":
+        value = payload.get("value")
+        return value if type(value) is str else "" if value is None else canonical_json(value)
+    return str(payload.get("text", ""))
 
 
 def _decode_llm(records: list[Record]) -> list[Any]:
@@ -290,18 +310,18 @@ def _decode_content(record: dict[str, Any], form: str, metadata_member: bool, po
     residue: dict[str, Any] = res if type(res) is dict else {}
     kind = record.get("kind")
     content: Any
-    if kind == "fact":
-        content = record["fact"]["text"]
-    elif kind == "custom":
+    if kind == "custom" and type(record.get("custom")) is dict:
         content = from_value(record["custom"].get("value"))
     elif kind == "message":
         content = "".join(p["text"]["text"] for p in record["message"].get("content", []) if "text" in p)
-    elif kind in ("summary", "episode"):
-        content = record[kind].get("text", "")
-    elif kind == "block":
-        content = record["block"].get("value", "")
+    elif kind == "tool_call":
+        content = record["tool_call"].get("arguments", "")
+    elif kind == "tool_result":
+        result = record["tool_result"]
+        content = result.get("output", "".join(p["text"]["text"] for p in result.get("output_parts", [])
+                                               if "text" in p))
     else:
-        raise AdapterError.at(f"{pointer}/kind", "UNSUPPORTED_ITEM", f"a {kind} record is not a MemoryContent")
+        content = _memory_text(record, pointer)
     item: dict[str, Any] = {"content": content}
     item["mime_type"] = from_value(residue["mime_type"]) if "mime_type" in residue else _default_mime(content)
     if "metadata" in record:
