@@ -578,7 +578,8 @@ def _decode_message(record: dict[str, Any], residue: Any, pointer: str) -> dict[
     if kind == "message":
         msg = record.get("message", {})
         role = msg.get("role")
-        role = role if role in ROLES else {"developer": "system", "tool": "system"}.get(role, "assistant")
+        # AgentScope 2.x keeps tool results in assistant messages; a system message holds text only.
+        role = role if role in ROLES else {"developer": "system", "tool": "assistant"}.get(role, "assistant")
         parts = msg.get("content", [])
         name = msg.get("name", "")
     elif kind in ("tool_call", "tool_result"):

@@ -113,3 +113,29 @@ def test_agent_state_text_round_trips(session: str, summary: Any, msgs: list[Any
     (back,) = FORM.from_records(FORM.to_records([text]))
     assert back == text
     assert AgentState.model_validate_json(back) == state
+
+
+def test_records_of_other_producers_are_valid_messages() -> None:
+    """A conversation that another framework wrote, read from its neutral
+    fields alone, gives messages that AgentScope itself accepts."""
+    records = [
+        {"specversion": "1.0", "id": "d", "kind": "message",
+         "message": {"role": "developer", "content": [{"text": {"text": "Be brief."}}]}},
+        {"specversion": "1.0", "id": "u", "kind": "message",
+         "message": {"role": "user", "name": "ana", "content": [
+             {"text": {"text": "And this?"}}, {"image": {"data": "AAE=", "media_type": "image/png"}},
+             {"file": {"uri": "https://example.org/r.pdf", "filename": "r.pdf"}}]}},
+        {"specversion": "1.0", "id": "a", "kind": "message", "created_at": "2026-05-04T12:30:15.5Z",
+         "message": {"role": "assistant", "content": [
+             {"reasoning": {"text": "Look it up."}}, {"text": {"text": "One moment."}},
+             {"tool_call": {"call_id": "c1", "name": "lookup", "arguments": "{}", "status": "completed"}}]}},
+        {"specversion": "1.0", "id": "t", "kind": "message",
+         "message": {"role": "tool", "content": [{"tool_result": {"call_id": "c1", "output": "found",
+                                                                   "status": "success"}}]}},
+        {"specversion": "1.0", "id": "r", "kind": "tool_result",
+         "tool_result": {"call_id": "c2", "name": "lookup",
+                         "output_parts": [{"text": {"text": "a"}}, {"image": {"uri": "https://e.org/i.png"}}]}},
+        {"specversion": "1.0", "id": "f", "kind": "fact", "fact": {"text": "Likes tea."}},
+    ]
+    msgs = [Msg.model_validate(d) for d in FORM.from_records(records)]
+    assert [m.role for m in msgs] == ["system", "user", "assistant", "assistant", "assistant", "system"]
