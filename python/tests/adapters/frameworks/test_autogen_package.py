@@ -51,6 +51,12 @@ def _png(size: int, colour: int) -> Image:
     return Image.from_base64(base64.b64encode(buf.getvalue()).decode("ascii"))
 
 
+def _png_bytes() -> bytes:
+    buf = io.BytesIO()
+    PIL.Image.new("RGB", (2, 2), (7, 0, 248)).save(buf, "PNG")
+    return buf.getvalue()
+
+
 images = st.builds(_png, st.integers(1, 4), st.integers(0, 255))
 calls = st.builds(FunctionCall, id=texts, arguments=texts | st.just('{"a": 1.0}'), name=texts)
 results = st.builds(FunctionExecutionResult, content=texts, name=texts, call_id=texts,
@@ -127,3 +133,29 @@ def test_list_memory_component_round_trips(name: str, items: list[Any]) -> None:
         parsed = model.model_validate_json(item) if isinstance(item, str) else model.model_validate(item)
         assert_exact(ListMemory.load_component(parsed).dump_component().model_dump(),
                      ListMemory.load_component(original).dump_component().model_dump())
+
+
+def test_records_of_other_producers_are_valid_messages() -> None:
+    """A conversation and memories that another framework wrote, read from
+    their neutral fields alone, give what AutoGen itself accepts."""
+    png = base64.b64encode(_png_bytes()).decode("ascii")
+    records = [
+        {"specversion": "1.0", "id": "d", "kind": "message",
+         "message": {"role": "developer", "content": [{"text": {"text": "Be brief."}}]}},
+        {"specversion": "1.0", "id": "u", "kind": "message",
+         "message": {"role": "user", "name": "ana",
+                     "content": [{"text": {"text": "And this?"}},
+                                 {"image": {"data": png, "media_type": "image/png"}}]}},
+        {"specversion": "1.0", "id": "a", "kind": "message",
+         "message": {"role": "assistant", "content": [
+             {"reasoning": {"text": "Look it up."}}, {"text": {"text": "One moment."}},
+             {"tool_call": {"call_id": "c1", "name": "lookup", "arguments": "{}"}}]}},
+        {"specversion": "1.0", "id": "r", "kind": "tool_result",
+         "tool_result": {"call_id": "c1", "name": "lookup", "output": "found", "status": "success"}},
+        {"specversion": "1.0", "id": "f", "kind": "fact", "fact": {"text": "Likes tea."}},
+    ]
+    msgs = [MESSAGE.validate_python(d) for d in LLM.from_records(records)]
+    assert [type(m).__name__ for m in msgs] == ["SystemMessage", "UserMessage", "AssistantMessage",
+                                                "FunctionExecutionResultMessage", "SystemMessage"]
+    contents = [MemoryContent.model_validate(d) for d in CONTENT.from_records(records)]
+    assert [c.content for c in contents] == ["Be brief.", "And this?", "One moment.", "found", "Likes tea."]
