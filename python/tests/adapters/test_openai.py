@@ -240,6 +240,23 @@ def test_chat_reads_records_of_another_producer() -> None:
     ])
 
 
+def test_chat_gathers_tool_call_records_into_one_assistant_message() -> None:
+    # Responses keeps each call as an item of its own; Chat Completions keeps
+    # the calls made together in the assistant message that made them.
+    calls = [{"specversion": "1.0", "id": f"fc_{n}", "kind": "tool_call", "sequence": 2 + n,
+              "tool_call": {"call_id": f"call_{n}", "name": "weather", "arguments": f"{{\"n\":{n}}}"}}
+             for n in (1, 2)]
+    back = CHAT.from_records([NEUTRAL[0], *calls, NEUTRAL[3]])
+    assert_exact(back, [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {"role": "assistant", "tool_calls": [
+            {"id": f"call_{n}", "type": "function", "function": {"name": "weather", "arguments": f"{{\"n\":{n}}}"}}
+            for n in (1, 2)]},
+        {"role": "assistant", "content": "3 C in Oslo."},
+    ])
+    assert len(CHAT.from_records(calls)) == 1
+
+
 def test_responses_reads_records_of_another_producer() -> None:
     tool_call = {"specversion": "1.0", "id": "fc_9", "kind": "tool_call", "sequence": 5,
                  "tool_call": {"call_id": "call_9", "name": "weather", "arguments": "{}"}}

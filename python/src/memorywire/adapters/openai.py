@@ -342,9 +342,22 @@ def _chat_pieces(record: Record, residue: Any) -> list[Record]:
 
 def _decode_chat_list_records(records: list[Record]) -> list[Any]:
     out: list[Any] = []
+    calls: list[Any] = []
     for i, rec in enumerate(records):
         residue = residue_of(rec, CHAT)
+        if residue is None and rec.get("kind") == "tool_call":
+            # Chat Completions keeps calls in the assistant message: the calls
+            # of another producer's tool_call records in a row make one.
+            calls.append({"tool_call": rec.get("tool_call") or {}})
+            continue
+        if calls:
+            out.append(_decode_chat({"kind": "message", "message": {"role": "assistant", "content": calls}},
+                                    None, f"/{i - len(calls)}"))
+            calls = []
         out.extend(_decode_chat(piece, residue, f"/{i}") for piece in _chat_pieces(rec, residue))
+    if calls:
+        out.append(_decode_chat({"kind": "message", "message": {"role": "assistant", "content": calls}},
+                                None, f"/{len(records) - len(calls)}"))
     return out
 
 
