@@ -278,6 +278,9 @@ def test_a_reader_that_stops_early_gets_no_traceback():
 
 def test_assigning_ids_to_a_tagged_spec_changes_nothing(tmp_path):
     spec, _ = _copy_checkout(tmp_path)
-    before = {p.name: p.read_bytes() for p in spec.iterdir()}
+    def files() -> dict[str, bytes]:
+        return {str(p.relative_to(spec)): p.read_bytes() for p in spec.rglob("*") if p.is_file()}
+
+    before = files()
     assert assign_ids(spec) == []
-    assert {p.name: p.read_bytes() for p in spec.iterdir()} == before
+    assert files() == before

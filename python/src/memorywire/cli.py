@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import math
 import os
 import re
 import stat
@@ -141,6 +142,22 @@ examples:
 """
 
 
+ADAPT_EPILOG = """\
+The items are read from a JSON list, as the framework's serializer or store
+gives them (a store row is an object of column name to value). The records
+are written as a stream, canonical; errors are reported as by validate, with
+the JSON Pointer of the offending member of the items, and nothing is written.
+The forms and their mappings are described in spec/v1/adapters/.
+
+examples:
+  memorywire adapt --list
+  memorywire adapt --from langchain.messages_to_dict export.json --scope session=s1 -o records.jsonl
+  memorywire adapt records.jsonl --to-form openai.chat_message -o messages.json
+  memorywire adapt --from openai_agents.session_item items.json | \\
+      memorywire adapt --to-form langchain.messages_to_dict -
+"""
+
+
 class _Exit(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
@@ -229,18 +246,45 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                     "standard input and output, with this package as the codec under test.",
         epilog="example:\n  memorywire-conformance codec --testee \"memorywire testee\"")
 
+    adapt = sub.add_parser(
+        "adapt", formatter_class=formatter, epilog=ADAPT_EPILOG,
+        help="convert a framework's export to memorywire records, and back",
+        description="Convert a JSON file of a framework's items (a list, in one of the forms of "
+                    "memorywire.adapters) to a stream of memorywire records, or a stream of "
+                    "records back to the items of a form.")
+    adapt.add_argument("file", nargs="?", metavar="FILE", help="a file, or - for standard input")
+    adapt.add_argument("--from", "-f", dest="source", metavar="FORM|ENC",
+                       help="the form of the items read (langchain.messages_to_dict); with "
+                            "--to-form, the encoding of the records read (default: detected)")
+    adapt.add_argument("--to", choices=("jsonl", "msgpack", "protobuf"), default="jsonl", metavar="ENC",
+                       help="the encoding of the records written: jsonl, msgpack or protobuf "
+                            "(default: jsonl)")
+    adapt.add_argument("--to-form", metavar="FORM",
+                       help="read records and write the items of this form as a JSON list")
+    adapt.add_argument("--scope", action="append", default=[], metavar="KEY=VALUE",
+                       help="a scope field for every record (session=s1, user=u7; namespace "
+                            "may be given more than once)")
+    adapt.add_argument("--output", "-o", default="-", metavar="OUT",
+                       help="the output file, or - for standard output (the default)")
+    adapt.add_argument("--list", action="store_true", help="list the forms and exit")
+    adapt.add_argument("--max-document-bytes", type=_bounded("max_document_bytes"), metavar="N",
+                       default=Limits().max_document_bytes,
+                       help="the greatest size of the input, and of one record, in bytes")
+    adapt.set_defaults(type=DEFAULT_TYPE)
+
     # Listed here for --help; run() hands its arguments to the service.
     sub.add_parser("serve", add_help=False,
                    help="run the reference MemoryService over gRPC on an embedded SQLite store "
                         "(memorywire serve --help)")
 
-    for p in (parser, common, validate, conv, inspect, testee):
+    for p in (parser, common, validate, conv, inspect, testee, adapt):
         p.out, p.err = out, err
     testee.set_defaults(handler=_testee, parser=testee, type=DEFAULT_TYPE,
                         max_document_bytes=Limits().max_document_bytes)
     validate.set_defaults(handler=_validate, parser=validate)
     conv.set_defaults(handler=_convert, parser=conv)
     inspect.set_defaults(handler=_inspect, parser=inspect)
+    adapt.set_defaults(handler=_adapt, parser=adapt)
     return parser
 
 
@@ -722,6 +766,150 @@ def _convert_stream(src: _Source, target: str, out: _Output, args: argparse.Name
                 progress.clear()
             ctx.stderr.write(_text_lines(src.name, position, error))
             return False
+    return True
+
+
+# -- adapt -----------------------------------------------------------------------
+
+
+def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
+    from memorywire.adapters import FORMS
+
+    if args.list:
+        width = max((len(name) for name in FORMS), default=0)
+        for name, each in FORMS.items():
+            ctx.stdout.write(f"{name:<{width}}  {each.description}\n".encode())
+        return 0
+    if args.file is None:
+        return _usage(ctx, "give a FILE, or - for standard input")
+    name = args.to_form if args.to_form is not None else args.source
+    if name is None:
+        return _usage(ctx, "give the form of the items with --from FORM, or --to-form FORM")
+    form = FORMS.get(name)
+    if form is None:
+        return _usage(ctx, f"unknown form {name!r}; memorywire adapt --list names them")
+    if form.extra is not None:
+        return _usage(ctx, f"{name} holds Python objects, not JSON; use another form of "
+                           f"{form.framework} on the command line")
+    try:
+        scope = _scope_options(args.scope)
+        if args.to_form is not None:
+            if args.source is not None and args.source not in ("json", "jsonl", "msgpack", "protobuf"):
+                raise _Usage(f"--from names the encoding of the records with --to-form: {args.source!r}")
+            args.source, args.stream = ("jsonl" if args.source == "json" else args.source), True
+            src = _open(args.file, args, ctx)
+        else:
+            args.source, args.stream = "json", False
+            src = _open(args.file, args, ctx)
+        out = _Output(args.output, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    done = False
+    try:
+        if args.to_form is not None:
+            done = _adapt_back(src, form, out, args, ctx)
+        else:
+            done = _adapt_forth(src, form, scope, out, args, ctx)
+        if done:
+            out.commit()
+    except _Usage as e:
+        done = False
+        return _usage(ctx, str(e))
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    finally:
+        if not done:
+            out.discard()
+        src.close()
+    return 0 if done else 1
+
+
+def _scope_options(options: list[str]) -> dict[str, Any]:
+    scope: dict[str, Any] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep:
+            raise _Usage(f"--scope takes KEY=VALUE, not {option!r}")
+        if key == "namespace":
+            scope.setdefault("namespace", []).append(value)
+        elif key in scope:
+            raise _Usage(f"--scope gives {key} twice")
+        else:
+            scope[key] = value
+    return scope
+
+
+def _duplicate_free(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the member {key!r} occurs twice in one object")
+        found[key] = value
+    return found
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {token[:40]} overflows a float")
+    return value
+
+
+def _no_constant(token: str) -> float:
+    raise ValueError(f"{token} is not JSON")
+
+
+def _adapt_forth(src: _Source, form: Any, scope: dict[str, Any], out: _Output, args: argparse.Namespace,
+                 ctx: _Context) -> bool:
+    import json
+
+    from memorywire.adapters import AdapterError
+
+    try:
+        data, _ = _read_document(src, ctx.limits)
+        try:
+            items = json.loads(data, object_pairs_hook=_duplicate_free, parse_float=_finite,
+                               parse_constant=_no_constant)
+        except (ValueError, RecursionError) as e:
+            raise decode_error("INVALID_JSON", "", f"the items are not JSON: {e}") from None
+        if not isinstance(items, list):
+            raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
+        records = form.to_records(items, **scope)
+        writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
+        for record in records:
+            writer.write(record)
+    except AdapterError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return False
+    except MemorywireError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return False
+    return True
+
+
+def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace, ctx: _Context) -> bool:
+    import json
+
+    from memorywire.adapters import AdapterError, to_value
+
+    records: list[dict[str, Any]] = []
+    for position, item in _documents(src, _stream_encoding(src), args, ctx):
+        if isinstance(item, MemorywireError):
+            ctx.stderr.write(_text_lines(src.name, position, item))
+            return False
+        records.append(item[0])
+    try:
+        items = form.from_records(records)
+        # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
+        text = json.dumps(items, ensure_ascii=False, allow_nan=False,
+                          default=lambda x: to_value(x))
+    except AdapterError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return False
+    except ValueError as e:
+        ctx.stderr.write(f"{src.name}:1: /: the items have no JSON form: {e} [NOT_REPRESENTABLE]\n")
+        return False
+    out.write(text.encode("utf-8") + b"\n")
     return True
 
 

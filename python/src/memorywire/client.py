@@ -265,12 +265,16 @@ class Client:
             timeout: float | None = None) -> Doc:
         """Create or replace records: one record, or a list of records or of
         PutItem documents (``{"record": ..., "expected_revision": ...}``).
-        ``mode`` and ``expected_revision`` apply to the items that do not say."""
+        ``mode`` and ``expected_revision`` apply to the items that do not say.
+        A record document's own ``specversion`` (as ``memorywire.json.decode``
+        and the adapters give it) is left to the request, which carries it."""
         if isinstance(records, Mapping):
             records = [records]
         items = []
         for x in records:
             item: Doc = dict(x) if "record" in x else {"record": dict(x)}
+            if item["record"].get("specversion") == SPECVERSION:
+                item["record"] = {k: v for k, v in item["record"].items() if k != "specversion"}
             if mode is not None:
                 item.setdefault("mode", mode)
             if expected_revision is not None:

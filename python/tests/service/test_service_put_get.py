@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 
 import orjson
+import pytest
 from service_helpers import embedding, fact, fails, message
 
+import memorywire.json
 from memorywire.client import Client
 
 
@@ -197,3 +199,13 @@ def test_reads_of_a_tenant_that_never_wrote(mw: Client) -> None:
     assert mw.history().get("records") is None
     assert mw.search("anything").get("hits") is None
     assert list(mw.export()) == []
+
+
+def test_put_takes_record_documents_as_decoded(mw: Client) -> None:
+    # A record read from a file carries its specversion; the request carries it instead.
+    doc = memorywire.json.decode(memorywire.json.encode(fact("doc-1", "read from a file", specversion="1.0")))
+    assert doc["specversion"] == "1.0"
+    assert mw.put([doc])["results"][0]["status"] == "created"
+    with pytest.raises(memorywire.MemorywireError) as info:  # refused before it is sent
+        mw.put([dict(doc, id="doc-2", specversion="2.0")])
+    assert info.value.pointer == "/items/0/record/specversion"

@@ -45,6 +45,7 @@ DOCUMENTS: Mapping[str, str] = {
     "grpc-binding.md": "GRPC",
     "versioning.md": "VER",
     "security.md": "SEC",
+    "adapters/README.md": "ADAPT",
 }
 #: The key words that make a sentence a requirement, longest first.
 KEYWORDS = ("MUST NOT", "MUST", "REQUIRED", "SHALL NOT", "SHALL")

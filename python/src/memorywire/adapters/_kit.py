@@ -117,7 +117,7 @@ TAGS = ("$bigint", "$bytes", "$float", "$tuple", "$map")
 
 
 def to_value(x: Any, pointer: str = "") -> Any:
-    """``x`` in the value model, losslessly: the tags of conventions §1
+    """``x`` in the value model, losslessly: the tags of spec/v1/adapters/README.md §3
     carry what a Value cannot hold."""
     t = type(x)
     if x is None or t is bool or t is str:
@@ -237,15 +237,12 @@ def unmapped_value(entry: Mapping[str, Any]) -> Any:
 
 def align(residue: Sequence[Any] | None, parts: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
     """Pairs ``(residue entry, part)`` in element order: an unmapped entry
-    has no part (None), every other entry takes the next part; without
-    residue, every part stands alone."""
-    if residue is None:
+    has no part (None), every other entry takes the next part. Without
+    residue, or with residue for another number of parts (the content was
+    updated since), every part stands alone: the neutral content wins."""
+    if residue is None or sum(1 for e in residue if not is_unmapped(e)) != len(parts):
         yield from ((None, p) for p in parts)
         return
-    mapped = sum(1 for e in residue if not is_unmapped(e))
-    if mapped != len(parts):
-        raise AdapterError.at("", "TYPE_MISMATCH",
-                              f"the residue names {mapped} mapped elements, the content has {len(parts)} parts")
     it = iter(parts)
     for entry in residue:
         yield (entry, None) if is_unmapped(entry) else (entry, next(it))
@@ -258,7 +255,7 @@ _DATA_URI = re.compile(r"^data:([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+);bas
 
 def media_from_uri(uri: str) -> tuple[dict[str, Any], str | None]:
     """The MediaPart fields of ``uri`` and the text to keep when they do
-    not give it back exactly (conventions §4)."""
+    not give it back exactly (spec/v1/adapters/README.md §6)."""
     m = _DATA_URI.match(uri)
     if m is not None:
         try:
