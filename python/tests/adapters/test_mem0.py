@@ -42,8 +42,16 @@ def _valid(records: list[dict[str, Any]]) -> None:
         assert not found, found
 
 
+def _wrapped() -> dict[str, list[Any]]:
+    """What add(), get_all() and search() return: {"results": [...]}."""
+    d = load("mem0.memory_item", "items.json")["items"]
+    return {"adds": load("mem0.add_result", "adds.json")["items"],
+            "get_get_all_search": [d["get"], d["get_all"], d["search"]]}
+
+
 CAPTURED = ([(ITEM, k, v) for k, v in _items().items()] + [(HISTORY, k, v) for k, v in _history().items()]
-            + [(ADD, f"add_{i}", v) for i, v in enumerate(_adds())])
+            + [(ADD, f"add_{i}", v) for i, v in enumerate(_adds())]
+            + [(ADD, "add_returns", _wrapped()["adds"]), (ITEM, "wrapped", _wrapped()["get_get_all_search"])])
 
 
 @pytest.mark.parametrize(("form", "name", "items"), CAPTURED, ids=[f"{f.name}-{n}" for f, n, _ in CAPTURED])
@@ -203,6 +211,19 @@ def test_add_result() -> None:
     assert_round_trip(ADD, [update])
 
 
+def test_results_wrappers() -> None:
+    """add(), get_all() and search() return {"results": [...]}: one record
+    per entry, the first carrying the count of its wrapper."""
+    adds = _wrapped()["adds"]
+    records = assert_round_trip(ADD, adds)
+    assert len(records) == 4
+    assert records[0]["native"]["record"] == {"$results": 1, "actor_id": None}
+    assert records[1]["native"]["record"] == {"$map": {"$results": 2}}  # a lone marker: a $map tag
+    assert records[2]["native"]["record"] == {"actor_id": None}  # no marker on the wrapper's second entry
+    mixed = [adds[1]["results"][0], adds[1], adds[0]["results"][0]]
+    assert_round_trip(ADD, mixed)
+
+
 def test_records_of_another_producer() -> None:
     """A fact written by another framework, from its neutral fields alone."""
     record = {"specversion": "1.0", "id": "mem-9", "kind": "fact", "fact": {"text": "Likes tea."},
@@ -231,6 +252,10 @@ def test_records_of_another_producer() -> None:
     (ITEM, [{"id": "a", "memory": "m", "metadata": {"when": object()}}], "/0/metadata/when", "NOT_REPRESENTABLE"),
     (ITEM, [{"id": "a", "memory": "m", "score": {1, 2}}], "/0/score", "NOT_REPRESENTABLE"),
     (HISTORY, [{"id": "h", "old_memory": None}], "/0/new_memory", "MISSING_MEMBER"),
+    (ADD, [{"results": [{"id": "a", "memory": "m"}]}, {"results": []}], "/1/results", "NOT_REPRESENTABLE"),
+    (ADD, [{"results": [], "relations": []}], "/0/relations", "UNSUPPORTED_ITEM"),
+    (ITEM, [{"results": [{"id": "a"}]}], "/0/results/0/memory", "MISSING_MEMBER"),
+    (ITEM, [{"results": {}}], "/0/results", "TYPE_MISMATCH"),
 ])
 def test_errors_point_into_the_items(form: Any, items: list[Any], pointer: str, reason: str) -> None:
     with pytest.raises(AdapterError) as e:
@@ -258,7 +283,7 @@ def test_the_comparison_can_fail() -> None:
     record["metadata"]["score_hint"] = 1  # int for the float 1.0
     assert exact(ITEM.from_records([record])[0], item) is not None
     record = through_encodings(ITEM.to_records([item]))["protobuf"][0]
-    record["native"] = {"framework": "mem0", "format": "mem0.memory_item", "record": {"$absent": ["user_id"]}}
+    record["native"] = {"framework": "mem0", "format": "mem0.memory_item", "record": {"$map": {"$absent": ["user_id"]}}}
     assert exact(ITEM.from_records([record])[0], item) is not None
 
 

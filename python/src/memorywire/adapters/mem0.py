@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -43,6 +43,9 @@ _ROLE = {v: k for k, v in _ORIGIN.items()}
 #: The residue member listing members the item lacks although the neutral
 #: fields (the scope of the call, a time a store sets) would give them.
 ABSENT = "$absent"
+#: The residue member of the first record of a ``{"results": [...]}``
+#: wrapper: how many entries (records) the wrapper holds.
+RESULTS = "$results"
 _TIMES = (("created_at", "created_at"), ("updated_at", "updated_at"))
 #: The custom type of a memory whose text is empty (or not a string).
 CUSTOM_TYPE = "mem0.memory"
@@ -50,36 +53,91 @@ _EPOCH = datetime(1970, 1, 1)
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 
+def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
+    """A residue whose only member is one of this form's ``$`` markers
+    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
+    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
+
+
+def _unwrap(residue: Any) -> Any:
+    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
+        return residue["$map"]
+    return residue
+
+
 def _name(x: Any) -> bool:
     """A string that fits a scope member or ``provenance.actor``."""
     return type(x) is str and 0 < len(x) <= 256
 
 
-def _item(x: Any, i: int) -> dict[str, Any]:
+def _item(x: Any, where: str) -> dict[str, Any]:
     if type(x) is not dict:
-        raise AdapterError.at(f"/{i}", "TYPE_MISMATCH", f"a mem0 item is a dict, not {type(x).__name__}")
+        raise AdapterError.at(where, "TYPE_MISMATCH", f"a mem0 item is a dict, not {type(x).__name__}")
     for key in x:
         if type(key) is not str or key.startswith("$"):
-            raise AdapterError.at(f"/{i}", "UNSUPPORTED_ITEM", f"member {key!r} is not a mem0 member name")
+            raise AdapterError.at(where, "UNSUPPORTED_ITEM", f"member {key!r} is not a mem0 member name")
     return x
+
+
+def _entries(items: list[Any], wrapped: bool) -> list[tuple[str, dict[str, Any], int]]:
+    """Each entry to map, with its pointer and, for the first entry of a
+    ``{"results": [...]}`` wrapper (what add(), get_all() and search()
+    return), the number of entries of the wrapper (else 0)."""
+    out = []
+    for i, x in enumerate(items):
+        if wrapped and type(x) is dict and "results" in x and "memory" not in x:
+            for key in x:
+                if key != "results":
+                    raise AdapterError.at(f"/{i}/{pointer_token(str(key))}", "UNSUPPORTED_ITEM",
+                                          f"{key!r} is not a member of a mem0 results wrapper")
+            results = x["results"]
+            if type(results) is not list:
+                raise AdapterError.at(f"/{i}/results", "TYPE_MISMATCH", "results is a list")
+            if not results:
+                raise AdapterError.at(f"/{i}/results", "NOT_REPRESENTABLE",
+                                      "an empty results list has no record to carry it")
+            for j, entry in enumerate(results):
+                out.append((f"/{i}/results/{j}", _item(entry, f"/{i}/results/{j}"), 0 if j else len(results)))
+        else:
+            out.append((f"/{i}", _item(x, f"/{i}"), 0))
+    return out
+
+
+def _regroup(records: list[Record], form: Form, decode: Callable[[Record, int], dict[str, Any]]) -> list[Any]:
+    """The items of ``records``: entries that came from one results wrapper
+    go back into it."""
+    out: list[Any] = []
+    k = 0
+    while k < len(records):
+        residue = _unwrap(residue_of(records[k], form))
+        count = residue.get(RESULTS) if isinstance(residue, Mapping) else None
+        if type(count) is int and count > 0:
+            out.append({"results": [decode(r, k + m) for m, r in enumerate(records[k:k + count])]})
+            k += count
+        else:
+            out.append(decode(records[k], k))
+            k += 1
+    return out
 
 
 class _Encoder:
     """Builds one record: neutral fields where a member fits, the rest in
     the residue under the member's own name."""
 
-    def __init__(self, form: Form, item: dict[str, Any], i: int, ids: Ids, scope: Mapping[str, Any]) -> None:
-        self.form, self.item, self.i = form, item, i
-        self.residue: dict[str, Any] = {}
+    def __init__(self, form: Form, entry: tuple[str, dict[str, Any], int], position: int, ids: Ids,
+                 scope: Mapping[str, Any]) -> None:
+        self.form = form
+        self.where, self.item, count = entry
+        self.residue: dict[str, Any] = {RESULTS: count} if count else {}
         self.record: Record = {"specversion": "1.0"}
         self.scope = dict(scope)
-        framework_id = item.get("id")
-        self.record["id"] = ids.assign(i, framework_id)
-        if "id" in item and (framework_id != self.record["id"] or is_generated(self.record["id"])):
+        framework_id = self.item.get("id")
+        self.record["id"] = ids.assign(position, framework_id)
+        if "id" in self.item and (framework_id != self.record["id"] or is_generated(self.record["id"])):
             self.residue["id"] = self.keep("id")
 
     def pointer(self, key: str) -> str:
-        return f"/{self.i}/{pointer_token(key)}"
+        return f"{self.where}/{pointer_token(key)}"
 
     def keep(self, key: str) -> Any:
         return to_value(self.item[key], self.pointer(key))
@@ -176,7 +234,7 @@ class _Encoder:
         if self.scope:
             self.record["scope"] = self.scope
         if self.residue:
-            self.record["native"] = native(self.form, FRAMEWORK, self.residue)
+            self.record["native"] = native(self.form, FRAMEWORK, _wrap(self.residue))
         return self.record
 
 
@@ -186,14 +244,14 @@ class _Decoder:
 
     def __init__(self, form: Form, record: Mapping[str, Any], i: int) -> None:
         self.record, self.i = record, i
-        residue = residue_of(record, form)
+        residue = _unwrap(residue_of(record, form))
         self.own = isinstance(residue, Mapping)
         self.residue: Mapping[str, Any] = residue if isinstance(residue, Mapping) else {}
         absent = self.residue.get(ABSENT, [])
         self.absent = set(absent) if isinstance(absent, list) else set()
         self.item: dict[str, Any] = {}
         for key, value in self.residue.items():
-            if key != ABSENT:
+            if not key.startswith("$"):
                 self.item[key] = from_value(value)
         if "id" not in self.item and not (self.own and is_generated(str(record.get("id", "")))):
             self.item["id"] = record.get("id")
@@ -270,8 +328,8 @@ class _Decoder:
 def _encode_items(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     ids = Ids(MEMORY_ITEM.name, scope)
     out = []
-    for i, x in enumerate(items):
-        e = _Encoder(MEMORY_ITEM, _item(x, i), i, ids, scope)
+    for k, entry in enumerate(_entries(items, wrapped=True)):
+        e = _Encoder(MEMORY_ITEM, entry, k, ids, scope)
         e.text("memory")
         e.extension("hash", "mem0.hash")
         meta = e.item.get("metadata", None)
@@ -289,22 +347,23 @@ def _encode_items(items: list[Any], scope: dict[str, Any]) -> list[Record]:
 
 
 def _decode_items(records: list[Record]) -> list[Any]:
-    out = []
-    for i, r in enumerate(records):
-        d = _Decoder(MEMORY_ITEM, r, i)
-        d.put("memory", d.text)
-        if type(d.text) is str:
-            d.extension("hash", "mem0.hash", hashlib.md5(d.text.encode("utf-8")).hexdigest())
-        if "metadata" in r:
-            d.put("metadata", {k: from_value(v) for k, v in r["metadata"].items()})
-        elif not d.own:
-            d.put("metadata", None)
-        d.times()
-        d.scope_ids()
-        d.provenance()
-        d.expiry()
-        out.append(d.done(ITEM_ORDER))
-    return out
+    return _regroup(records, MEMORY_ITEM, _decode_item)
+
+
+def _decode_item(r: Record, i: int) -> dict[str, Any]:
+    d = _Decoder(MEMORY_ITEM, r, i)
+    d.put("memory", d.text)
+    if type(d.text) is str:
+        d.extension("hash", "mem0.hash", hashlib.md5(d.text.encode("utf-8")).hexdigest())
+    if "metadata" in r:
+        d.put("metadata", {k: from_value(v) for k, v in r["metadata"].items()})
+    elif not d.own:
+        d.put("metadata", None)
+    d.times()
+    d.scope_ids()
+    d.provenance()
+    d.expiry()
+    return d.done(ITEM_ORDER)
 
 
 # -- mem0.history_row ---------------------------------------------------------------------------
@@ -312,8 +371,8 @@ def _decode_items(records: list[Record]) -> list[Any]:
 def _encode_history(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     ids = Ids(HISTORY_ROW.name, scope)
     out = []
-    for i, x in enumerate(items):
-        e = _Encoder(HISTORY_ROW, _item(x, i), i, ids, scope)
+    for k, entry in enumerate(_entries(items, wrapped=False)):
+        e = _Encoder(HISTORY_ROW, entry, k, ids, scope)
         new, old = e.item.get("new_memory"), e.item.get("old_memory")
         # The text of the entry: the new one, or the old one of a deletion.
         source = "old_memory" if not (type(new) is str and new) and type(old) is str and old else "new_memory"
@@ -360,8 +419,8 @@ def _decode_history(records: list[Record]) -> list[Any]:
 def _encode_adds(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     ids = Ids(ADD_RESULT.name, scope)
     out = []
-    for i, x in enumerate(items):
-        e = _Encoder(ADD_RESULT, _item(x, i), i, ids, scope)
+    for k, entry in enumerate(_entries(items, wrapped=True)):
+        e = _Encoder(ADD_RESULT, entry, k, ids, scope)
         e.text("memory")
         e.extension("event", "mem0.event")
         e.provenance()
@@ -371,14 +430,15 @@ def _encode_adds(items: list[Any], scope: dict[str, Any]) -> list[Record]:
 
 
 def _decode_adds(records: list[Record]) -> list[Any]:
-    out = []
-    for i, r in enumerate(records):
-        d = _Decoder(ADD_RESULT, r, i)
-        d.put("memory", d.text)
-        d.extension("event", "mem0.event", "ADD")
-        d.provenance(nulls=True)
-        out.append(d.done(ADD_ORDER))
-    return out
+    return _regroup(records, ADD_RESULT, _decode_add)
+
+
+def _decode_add(r: Record, i: int) -> dict[str, Any]:
+    d = _Decoder(ADD_RESULT, r, i)
+    d.put("memory", d.text)
+    d.extension("event", "mem0.event", "ADD")
+    d.provenance(nulls=True)
+    return d.done(ADD_ORDER)
 
 
 MEMORY_ITEM = Form(
