@@ -89,8 +89,8 @@ def test_records_of_another_producer() -> None:
               "block": {"label": "persona", "value": "I am Sam.", "limit": 2000, "read_only": True},
               "tags": ["core"], "metadata": {"v": 1}, "scope": {"agent": "a"}}
     assert_exact(BLOCK.from_records([record]), [
-        {"value": "I am Sam.", "limit": 2000, "label": "persona", "read_only": True, "description": None,
-         "metadata": {"v": 1}, "tags": ["core"], "id": "blk-1"}], ordered=True)
+        {"id": "blk-1", "value": "I am Sam.", "description": None, "label": "persona", "limit": 2000,
+         "metadata": {"v": 1}, "read_only": True, "tags": ["core"]}], ordered=True)
 
 
 @pytest.mark.parametrize(("items", "pointer", "reason"), [

@@ -56,7 +56,8 @@ def test_dump_text_and_dict_are_told_apart_by_type() -> None:
     assert a["native"]["record"]["$dump"] == text  # nested members not in code point order: text kept
     assert "$dump" not in b["native"]["record"]
     plain = MESSAGE.to_records([d["dump"][0]])[0]
-    assert plain["native"]["record"] == {"$dump": True}  # rebuilt exactly: nothing kept
+    # Rebuilt exactly: nothing kept; a lone marker is written as a $map tag.
+    assert plain["native"]["record"] == {"$map": {"$dump": True}}
 
 
 def test_routing() -> None:
@@ -85,7 +86,7 @@ def test_recipients_changed_after_the_dump_win() -> None:
 def test_kept_text_is_used_only_while_it_matches() -> None:
     text = '{"id": "a1", "content": "hi", "role": "user", "cause_by": "x.Y", "sent_from": "", "send_to": ["<all>"]}'
     (record,) = assert_round_trip(MESSAGE, [text])
-    assert record["native"]["record"]["$dump"] == text
+    assert record["native"]["record"] == {"$map": {"$dump": text}}
     record["message"]["content"][0]["text"]["text"] = "changed"
     back = MESSAGE.from_records([record])[0]
     assert back == dump_text({"id": "a1", "content": "changed", "role": "user", "cause_by": "x.Y",

@@ -26,9 +26,8 @@ FRAMEWORK = "letta"
 AGENT_FILE_ORDER = ("value", "limit", "project_id", "template_name", "is_template", "template_id",
                     "base_template_id", "deployment_id", "entity_id", "preserve_on_migration", "label",
                     "read_only", "description", "metadata", "hidden", "tags", "id")
-#: Members only the API's ``BlockResponse`` has: it writes ``id``, ``value``,
-#: then every other member in alphabetical order.
-RESPONSE_ONLY = ("created_by_id", "last_updated_by_id")
+#: The API's ``BlockResponse`` writes ``id``, ``value``, then every other
+#: member in alphabetical order.
 #: Agent File ids are local to the file (block-0, block-1, ...).
 FILE_LOCAL_ID = re.compile(r"^block-[0-9]+$")
 #: The residue member listing members the item lacks that Letta always
@@ -36,6 +35,18 @@ FILE_LOCAL_ID = re.compile(r"^block-[0-9]+$")
 ABSENT = "$absent"
 _MAX_LIMIT = 9007199254740991
 _DEFAULTS: dict[str, Any] = {"value": "", "read_only": False, "metadata": {}, "tags": []}
+
+
+def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
+    """A residue whose only member is one of this form's ``$`` markers
+    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
+    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
+
+
+def _unwrap(residue: Any) -> Any:
+    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
+        return residue["$map"]
+    return residue
 
 
 def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
@@ -104,7 +115,7 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
     if scope:
         record["scope"] = dict(scope)
     if residue:
-        record["native"] = native(BLOCK, FRAMEWORK, residue)
+        record["native"] = native(BLOCK, FRAMEWORK, _wrap(residue))
     return record
 
 
@@ -114,7 +125,7 @@ def _decode(records: list[Record]) -> list[Any]:
         if r.get("kind") != "block" or not isinstance(r.get("block"), Mapping):
             raise AdapterError.at(f"/{i}/kind", "UNSUPPORTED_ITEM",
                                   f"a Letta block is a block record, not {r.get('kind')!r}")
-        residue = residue_of(r, BLOCK)
+        residue = _unwrap(residue_of(r, BLOCK))
         own = isinstance(residue, Mapping)
         res: Mapping[str, Any] = residue if isinstance(residue, Mapping) else {}
         absent = set(res.get(ABSENT, ()))
@@ -138,7 +149,8 @@ def _decode(records: list[Record]) -> list[Any]:
             put("description", None)
         put("metadata", {k: from_value(v) for k, v in (r.get("metadata") or {}).items()})
         put("tags", list(r.get("tags", ())))
-        if any(k in item for k in RESPONSE_ONLY):
+        # A file-local id (or none) is the Agent File's; a server id the API's.
+        if "id" in item and not (type(item["id"]) is str and FILE_LOCAL_ID.match(item["id"])):
             order: tuple[str, ...] = ("id", "value", *sorted(item))
         else:
             order = AGENT_FILE_ORDER

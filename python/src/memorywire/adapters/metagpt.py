@@ -38,6 +38,18 @@ DUMP, ABSENT = "$dump", "$absent"
 _DEFAULTED = ("sent_from", "send_to")
 
 
+def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
+    """A residue whose only member is one of this form's ``$`` markers
+    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
+    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
+
+
+def _unwrap(residue: Any) -> Any:
+    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
+        return residue["$map"]
+    return residue
+
+
 def dump_text(message: Mapping[str, Any]) -> str:
     """What ``Message.dump()`` writes for ``message`` (the dict without its
     null members): compact JSON, raw UTF-8."""
@@ -148,14 +160,14 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
         decoded = _decode_one(json.loads(canonical_json(record)), json.loads(canonical_json(residue)), i)
         residue[DUMP] = keep_text(text, dump_text(decoded)) or True
     if residue:
-        record["native"] = native(MESSAGE, FRAMEWORK, residue)
+        record["native"] = native(MESSAGE, FRAMEWORK, _wrap(residue))
     return record
 
 
 def _decode(records: list[Record]) -> list[Any]:
     out: list[Any] = []
     for i, r in enumerate(records):
-        residue = residue_of(r, MESSAGE)
+        residue = _unwrap(residue_of(r, MESSAGE))
         own = isinstance(residue, Mapping)
         item = _decode_one(r, residue if isinstance(residue, Mapping) else None, i)
         kept = residue.get(DUMP) if own and isinstance(residue, Mapping) else None
