@@ -51,7 +51,10 @@ def _items(form: str) -> list[list[Any]]:
     lists = []
     for name in captured(form):
         found = load(form, name)["items"]
-        lists.extend([found] if isinstance(found, list) else [v for v in found.values() if isinstance(v, list)])
+        if isinstance(found, list):
+            lists.append(found)
+        elif isinstance(found, dict):  # a file may hold text (MetaGPT's Memory JSON): no list of items
+            lists.extend(v for v in found.values() if isinstance(v, list))
     return [items for items in lists if all(isinstance(x, dict) for x in items)]
 
 
