@@ -171,6 +171,10 @@ def test_expiration_date() -> None:
     records = assert_round_trip(ITEM, items)
     assert records[0]["lifecycle"] == {"expires_at": "2026-07-01T00:00:00Z"}
     assert "lifecycle" not in records[1] and "lifecycle" not in records[2]
+    first = {"id": "x", "kind": "fact", "fact": {"text": "t"}, "lifecycle": {"expires_at": "0001-01-01T00:00:00Z"}}
+    assert "expiration_date" not in ITEM.from_records([first])[0]
+    noon = dict(first, lifecycle={"expires_at": "2026-07-01T12:00:00Z"})
+    assert ITEM.from_records([noon])[0]["expiration_date"] == "2026-07-01"
 
 
 def test_history_entry_and_row_differ_only_in_is_deleted() -> None:

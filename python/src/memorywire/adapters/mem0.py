@@ -307,7 +307,10 @@ class _Decoder:
         if expires is not None:
             # The UTC day of the last microsecond before the expiry.
             seconds, nanos = _timestamp.parse(expires)
-            last = _EPOCH + timedelta(seconds=seconds, microseconds=-(-nanos // 1000) - 1)
+            try:
+                last = _EPOCH + timedelta(seconds=seconds, microseconds=-(-nanos // 1000) - 1)
+            except OverflowError:  # the first instant of year 1: no day before it
+                return
             self.put("expiration_date", last.date().isoformat())
 
     def extension(self, key: str, name: str, default: Any = None) -> None:
