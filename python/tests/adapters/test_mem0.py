@@ -156,6 +156,8 @@ def test_roles_and_actor() -> None:
     assert records[0]["provenance"] == {"origin": "agent"}
     assert records[1]["native"]["record"]["role"] == "system"
     assert records[3]["native"]["record"]["actor_id"] == ""
+    records[1]["provenance"] = {"origin": "agent", "actor": "bot"}  # set since: wins over the kept role
+    assert [ITEM.from_records([records[1]])[0][k] for k in ("role", "actor_id")] == ["assistant", "bot"]
 
 
 def test_empty_memory_is_a_custom_record() -> None:

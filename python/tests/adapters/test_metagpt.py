@@ -100,6 +100,8 @@ def test_roles() -> None:
     assert [r["message"]["role"] for r in records] == ["user", "system", "assistant"] + ["assistant"] * 3
     assert records[3]["message"]["name"] == "Alice(Product Manager)"
     assert "name" not in records[4]["message"] and "name" not in records[5]["message"]
+    records[3]["message"]["role"] = "user"  # changed since: the neutral role wins over the kept one
+    assert MESSAGE.from_records([records[3]])[0]["role"] == "user"
 
 
 def test_ids_zero_repeats() -> None:

@@ -293,12 +293,14 @@ class _Decoder:
         """actor_id and role; with ``nulls``, a record of another producer
         gives them as null when it has none (mem0 always writes them)."""
         prov = self.record.get("provenance") or {}
+        # The residue holds actor_id and role only when the record had no
+        # actor or origin for them: one there now was set since, and wins.
         if "actor" in prov:
-            self.put("actor_id", prov["actor"])
+            self.item["actor_id"] = prov["actor"]
         elif nulls and not self.own:
             self.put("actor_id", None)
         if prov.get("origin") in _ROLE:
-            self.put("role", _ROLE[prov["origin"]])
+            self.item["role"] = _ROLE[prov["origin"]]
         elif nulls and not self.own:
             self.put("role", None)
 

@@ -206,6 +206,8 @@ def _decode_one(r: Mapping[str, Any], residue: Mapping[str, Any] | None, i: int)
     put("content", "".join(texts) if own else "\n".join(texts))
     if not own:
         put("instruct_content", None)
+    if msg.get("role") != "assistant" and "role" in item:
+        del item["role"]  # a free-text role is kept for an assistant; the role changed since: it wins
     put("role", msg.get("role", "user"))
     if "cause" in routing:
         put("cause_by", routing["cause"])
