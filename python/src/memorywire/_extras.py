@@ -12,6 +12,7 @@ from __future__ import annotations
 MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
+    "langchain": frozenset({"langchain_core"}),
 }
 
 

@@ -297,6 +297,16 @@ def capture_langchain() -> None:
         "chunk (same id as its parts), RemoveMessage (the id it removes), tool and invalid "
         "tool calls, image_url parts with data: URIs (one past 8,192 characters).",
     )
+    # The objects themselves cannot be JSON: kept as messages_to_dict() of them,
+    # which messages_from_dict() turns back into equal objects (asserted above).
+    write(
+        "langchain.messages",
+        "conversation",
+        as_dicts,
+        pkgs,
+        "The message objects of the messages_to_dict capture, stored as messages_to_dict() of "
+        "them; messages_from_dict() of the items gives the objects back (equal by ==).",
+    )
     small = [m for m in messages if m is not messages[3]]  # dumpd: without the large image
     write(
         "langchain.dumpd",

@@ -48,7 +48,7 @@ def test_forth_and_back(tmp_path: Path) -> None:
 
 def test_list() -> None:
     status, out, _ = _run("adapt", "--list")
-    # The names are padded to the longest form name, which depends on the registry.
+    # The names are padded to the longest form name.
     assert status == 0 and re.search(rb"^test\.plain +plain values$", out, re.M)
 
 

@@ -119,6 +119,10 @@ def test_media() -> None:
     assert kept == odd and "uri" not in fields and uri_from_media(fields, kept) == odd
     assert media_from_uri("https://example.com/a.png") == ({"uri": "https://example.com/a.png"}, None)
     assert media_from_uri("data:image/png;base64,iVBORw0KGgo")[0] == {"uri": "data:image/png;base64,iVBORw0KGgo"}
+    # No media inline, or no URI at all: nothing that makes an invalid part.
+    assert media_from_uri("data:image/png;base64,") == ({"uri": "data:image/png;base64,"}, None)
+    assert media_from_uri("a picture of a cat") == ({}, "a picture of a cat")
+    assert media_from_uri("") == ({}, "")
 
 
 @pytest.mark.parametrize("text, ts", [

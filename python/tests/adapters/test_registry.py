@@ -5,11 +5,11 @@ that hold for all forms (spec/v1/adapters/README.md)."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomllib
 from harness import DATA, captured, load, through_encodings
 
 from memorywire.adapters import FORMS, is_generated

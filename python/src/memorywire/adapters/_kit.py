@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from memorywire import _timestamp
+from memorywire._formats import check_format
 from memorywire._model import message
 from memorywire.errors import MemorywireError, ValidationError, Violation
 from memorywire.validation import iter_errors
@@ -255,15 +256,18 @@ _DATA_URI = re.compile(r"^data:([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+);bas
 
 def media_from_uri(uri: str) -> tuple[dict[str, Any], str | None]:
     """The MediaPart fields of ``uri`` and the text to keep when they do
-    not give it back exactly (spec/v1/adapters/README.md §6)."""
+    not give it back exactly (spec/v1/adapters/README.md §6). The fields
+    are empty for text that is not a URI: its element has no part."""
     m = _DATA_URI.match(uri)
-    if m is not None:
+    if m is not None and m.group(2):
         try:
             raw = base64.b64decode(m.group(2), validate=True)
         except binascii.Error:
             raw = None
         if raw is not None and base64.b64encode(raw).decode("ascii") == m.group(2):
             return {"data": m.group(2), "media_type": m.group(1)}, None
+    if not check_format(uri, "uri"):
+        return {}, uri
     if len(uri) <= _MAX_URI:
         return {"uri": uri}, None
     fields: dict[str, Any] = {}

@@ -9,7 +9,7 @@ from types import MappingProxyType
 from memorywire.adapters._kit import Form
 
 #: Every adapter module of memorywire.adapters, each with a ``FORMS`` tuple.
-MODULES: tuple[str, ...] = ("letta", "mem0", "metagpt")
+MODULES: tuple[str, ...] = ("langchain", "langgraph", "letta", "mem0", "metagpt")
 
 
 def forms() -> Mapping[str, Form]:
