@@ -76,12 +76,16 @@ def test_defaults_nulls_and_absent_members() -> None:
     items = [dict(base, value="", read_only=False, metadata={}, tags=[]),
              dict(base, limit=None, read_only=None, description="", metadata=None, tags=None),
              dict(base, limit=2**53, tags=["", "a"]), dict(base, limit=True, value=None),
-             {k: v for k, v in base.items() if k not in ("value", "read_only", "metadata", "tags", "id")}]
+             {k: v for k, v in base.items() if k not in ("value", "read_only", "metadata", "tags", "id")},
+             dict(base, tags=[str(n) for n in range(1001)], metadata={str(n): n for n in range(1001)})]
     records = assert_round_trip(BLOCK, items)
     assert records[0]["block"] == {"label": "human", "limit": 5000, "description": "The user."}
     assert "native" in records[0] and "tags" not in records[0] and "metadata" not in records[0]
     assert records[2]["native"]["record"]["limit"] == 2**53
     assert records[4]["native"]["record"]["$absent"] == ["value", "read_only", "metadata", "tags"]
+    assert len(records[5]["native"]["record"]["tags"]) == 1001  # more than tags hold: kept whole
+    for r in records:
+        assert not list(iter_errors(r))
 
 
 def test_records_of_another_producer() -> None:

@@ -93,10 +93,11 @@ def test_score_null_and_absent_and_float() -> None:
 
 
 @pytest.mark.parametrize("metadata", [None, {}, {"a": None}, {"$bigint": "1"}, {"$": 1, "b": -0.0},
-                                      {"n": 10**30, "t": (1, 2), "b": b"\x00\xff"}])
+                                      {"n": 10**30, "t": (1, 2), "b": b"\x00\xff"},
+                                      {str(n): n for n in range(1001)}])
 def test_metadata(metadata: Any) -> None:
     item = dict(_items()["get"][0], metadata=metadata)
-    assert_round_trip(ITEM, [item])
+    _valid(assert_round_trip(ITEM, [item]))
 
 
 @pytest.mark.parametrize(("text", "kept"), [
@@ -138,7 +139,7 @@ def test_scope_of_the_call_and_of_the_item() -> None:
 def test_ids_repeated_invalid_and_absent() -> None:
     item = _items()["get"][0]
     items = [item, item, dict(item, id=""), {k: v for k, v in item.items() if k != "id"},
-             dict(item, id="urn:uuid:00000000-0000-5000-8000-000000000000")]
+             dict(item, id="urn:uuid:00000000-0000-5000-8000-000000000000"), dict(item, id="m-1\n")]
     records = assert_round_trip(ITEM, items)
     ids = [r["id"] for r in records]
     assert ids[0] == item["id"] and len(set(ids)) == len(ids)
@@ -146,6 +147,8 @@ def test_ids_repeated_invalid_and_absent() -> None:
     assert records[2]["native"]["record"]["id"] == ""
     assert "id" not in records[3]["native"]["record"]
     assert records[4]["native"]["record"]["id"] == items[4]["id"]
+    assert records[5]["native"]["record"]["id"] == "m-1\n"  # a control character, even last, is no id
+    _valid(records)
 
 
 def test_roles_and_actor() -> None:

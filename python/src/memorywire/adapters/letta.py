@@ -96,13 +96,14 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
         mapped.add("description")
     record["block"] = block
     metadata = item.get("metadata")
-    if type(metadata) is dict:
+    # A map or list beyond what its field holds (1,000 entries) stays in the residue.
+    if type(metadata) is dict and len(metadata) <= 1000 and all(type(k) is str for k in metadata):
         mapped.add("metadata")
         if metadata:
             record["metadata"] = {k: to_value(v, f"{ptr('metadata')}/{pointer_token(k)}")
                                   for k, v in metadata.items()}
     tags = item.get("tags")
-    if type(tags) is list and all(type(t) is str and t for t in tags):
+    if type(tags) is list and len(tags) <= 1000 and all(type(t) is str and t for t in tags):
         mapped.add("tags")
         if tags:
             record["tags"] = list(tags)

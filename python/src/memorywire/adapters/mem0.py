@@ -338,7 +338,7 @@ def _encode_items(items: list[Any], scope: dict[str, Any]) -> list[Record]:
         e.text("memory")
         e.extension("hash", "mem0.hash")
         meta = e.item.get("metadata", None)
-        if type(meta) is dict and meta and all(type(k) is str for k in meta):
+        if type(meta) is dict and 0 < len(meta) <= 1000 and all(type(k) is str for k in meta):
             e.record["metadata"] = {k: to_value(v, f"{e.pointer('metadata')}/{pointer_token(k)}")
                                     for k, v in meta.items()}
         e.times()
