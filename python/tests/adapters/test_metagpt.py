@@ -70,8 +70,12 @@ def test_routing() -> None:
     assert design["native"]["record"]["send_to"] == ["Alex", "<self>", "Eve"]
     items = [dict(d[0], send_to=["*", "<all>"]), dict(d[0], send_to=[]), dict(d[0], send_to=["", "a"]),
              dict(d[0], send_to=["b", "a", "b"]), dict(d[0], sent_from=None), dict(d[0], cause_by=""),
-             {k: v for k, v in d[0].items() if k not in ("send_to", "sent_from", "cause_by")}]
+             {k: v for k, v in d[0].items() if k not in ("send_to", "sent_from", "cause_by")},
+             dict(d[0], send_to=[f"agent-{n}" for n in range(1001)])]
     records = assert_round_trip(MESSAGE, items)
+    for r in records:
+        assert not list(iter_errors(r))
+    assert "recipients" not in records[7]["routing"]  # more than recipients hold: kept whole
     assert "recipients" not in records[0]["routing"]  # a literal "*" is not the broadcast
     assert "routing" not in records[6]
 

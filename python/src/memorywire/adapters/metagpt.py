@@ -135,7 +135,7 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
             residue["sent_from"] = to_value(item["sent_from"], ptr("sent_from"))
     if "send_to" in item:
         send_to = item["send_to"]
-        if (type(send_to) is list and all(_name(s) and s != ALL for s in send_to)
+        if (type(send_to) is list and len(send_to) <= 1000 and all(_name(s) and s != ALL for s in send_to)
                 and len(set(send_to)) == len(send_to)):
             recipients = sorted(_recipient(s) for s in send_to)
             if recipients:
