@@ -78,6 +78,9 @@ frameworks: $(STAMP)
 demo: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python tools/demo.py
 	@echo
+	@echo "== frameworks: one conversation through memorywire, from one framework to others =="
+	$(BIN)/python tools/demo_frameworks.py
+	@echo
 	@echo "== conformance: the reference codec (memorywire testee), every level =="
 	$(BIN)/memorywire-conformance codec --testee "$(abspath $(BIN))/memorywire testee" --level recommended
 	@echo

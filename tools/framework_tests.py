@@ -14,6 +14,7 @@ table's tests in it. Exit status 1 when any environment fails.
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -59,6 +60,23 @@ def _run(args: list[str], **kwargs: Any) -> None:
     subprocess.run(args, check=True, **kwargs)
 
 
+def interpreter(version: str) -> str:
+    """A Python of ``version`` ("3.12"): ``python3.12`` on the PATH when it
+    runs (a pyenv shim of a version that is not selected does not), else
+    one that pyenv installed."""
+    candidates = [shutil.which(f"python{version}")]
+    root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
+    candidates += sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"), reverse=True)
+    for candidate in candidates:
+        if candidate is None:
+            continue
+        done = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True, check=False)
+        if done.returncode == 0 and done.stdout.strip() == version:
+            return candidate
+    raise RuntimeError(f"no Python {version}: python{version} is not on the PATH, nor installed by pyenv")
+
+
 def build(name: str, table: dict[str, Any]) -> Path:
     venv = HOME / name
     stamp = venv / ".installed"
@@ -67,9 +85,7 @@ def build(name: str, table: dict[str, Any]) -> Path:
         return venv
     if venv.exists():
         shutil.rmtree(venv)
-    python = shutil.which(f"python{table['python']}")
-    if python is None:
-        raise RuntimeError(f"python{table['python']} is not on PATH")
+    python = interpreter(table["python"])
     _run([python, "-m", "venv", str(venv)])
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     _run([*pip, "--upgrade", "pip"])

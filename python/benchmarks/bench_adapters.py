@@ -52,12 +52,10 @@ def captured_items(form: str) -> list[Any]:
     for path in sorted((DATA / form).glob("*.json")):
         with open(path, encoding="utf-8") as f:
             found = capture.decode(json.load(f))["items"]
-        if isinstance(found, list):
-            lists = [found]
-        elif isinstance(found, dict):
-            lists = [v for v in found.values() if isinstance(v, list)]
-        else:  # one text (MetaGPT's Memory JSON) is no list of items
-            lists = []
+        if isinstance(found, str):  # the text of a text form is one item
+            items.append(found)
+            continue
+        lists = [found] if isinstance(found, list) else [v for v in found.values() if isinstance(v, list)]
         for each in lists:
             items.extend(x for x in each if isinstance(x, dict))
     return items

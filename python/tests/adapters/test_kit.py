@@ -187,3 +187,10 @@ def test_service_keeps_every_item_in_order(service: Any) -> None:
     items = [2**64, -0.0, 1, 1.0, True, "x", None, {"$bigint": "2"}, b"\x00", [1, (2,)]]
     assert_service_round_trip(service(), _plain_form(), items, session="s1")
     assert_exact(items, items)
+
+
+def test_a_trailing_newline_is_not_ignored() -> None:
+    # "$" of a Python pattern also matches before a final newline.
+    assert Ids("f", {}).assign(0, "msg\n") != "msg\n"
+    fields, kept = media_from_uri("data:image/png;base64,AAAA\n")
+    assert uri_from_media(fields, kept) == "data:image/png;base64,AAAA\n"

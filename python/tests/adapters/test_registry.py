@@ -49,13 +49,14 @@ def test_the_conventions_list_every_framework_document() -> None:
 def _items(form: str) -> list[list[Any]]:
     """The lists of items captured for a form."""
     lists = []
+    texts = []
     for name in captured(form):
         found = load(form, name)["items"]
-        if isinstance(found, list):
-            lists.append(found)
-        elif isinstance(found, dict):  # a file may hold text (MetaGPT's Memory JSON): no list of items
-            lists.extend(v for v in found.values() if isinstance(v, list))
-    return [items for items in lists if all(isinstance(x, dict) for x in items)]
+        if isinstance(found, str):  # the text of a text form is one item
+            texts.append([found])
+            continue
+        lists.extend([found] if isinstance(found, list) else [v for v in found.values() if isinstance(v, list)])
+    return [items for items in lists if all(isinstance(x, dict) for x in items)] + texts
 
 
 @pytest.mark.parametrize("form", sorted(name for name in FORMS if FORMS[name].extra is None))

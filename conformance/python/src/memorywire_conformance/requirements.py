@@ -46,6 +46,13 @@ DOCUMENTS: Mapping[str, str] = {
     "versioning.md": "VER",
     "security.md": "SEC",
     "adapters/README.md": "ADAPT",
+    "adapters/agency-swarm.md": "ASWARM",
+    "adapters/agentscope.md": "AGENTSCOPE",
+    "adapters/autogen.md": "AUTOGEN",
+    "adapters/langchain.md": "LANGCHAIN",
+    "adapters/langgraph.md": "LANGGRAPH",
+    "adapters/openai.md": "OPENAI",
+    "adapters/openai-agents.md": "OAGENTS",
 }
 #: The key words that make a sentence a requirement, longest first.
 KEYWORDS = ("MUST NOT", "MUST", "REQUIRED", "SHALL NOT", "SHALL")

@@ -193,7 +193,7 @@ def canonical_json(value: Any) -> str:
 # -- 2. Record ids -----------------------------------------------------------------------------
 
 def valid_id(x: Any) -> bool:
-    return type(x) is str and 0 < len(x) <= _MAX_ID and _ID_CHARS.match(x) is not None
+    return type(x) is str and 0 < len(x) <= _MAX_ID and _ID_CHARS.fullmatch(x) is not None
 
 
 class Ids:
@@ -258,7 +258,7 @@ def media_from_uri(uri: str) -> tuple[dict[str, Any], str | None]:
     """The MediaPart fields of ``uri`` and the text to keep when they do
     not give it back exactly (spec/v1/adapters/README.md §6). The fields
     are empty for text that is not a URI: its element has no part."""
-    m = _DATA_URI.match(uri)
+    m = _DATA_URI.fullmatch(uri)
     if m is not None and m.group(2):
         try:
             raw = base64.b64decode(m.group(2), validate=True)
