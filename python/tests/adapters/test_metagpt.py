@@ -22,8 +22,10 @@ MESSAGE = FORMS["metagpt.message"]
 def _captured() -> dict[str, list[Any]]:
     d = load("metagpt.message", "messages.json")["items"]
     memory = json.loads(load("metagpt.message", "memory.json")["items"])
+    text = load("metagpt.message", "memory.json")["items"]
     out = {"dump": d["dump"], "model_dump": d["model_dump"], "mixed": d["model_dump"] + d["dump"],
-           "memory_storage": memory["storage"]}
+           "memory_storage": memory["storage"], "memory_text": [text],
+           "memory_text_among_messages": [d["dump"][0], text, d["model_dump"][1], text]}
     out.update({f"memory_index_{k.rsplit('.', 1)[-1]}": v for k, v in memory["index"].items()})
     return out
 
@@ -58,6 +60,28 @@ def test_dump_text_and_dict_are_told_apart_by_type() -> None:
     plain = MESSAGE.to_records([d["dump"][0]])[0]
     # Rebuilt exactly: nothing kept; a lone marker is written as a $map tag.
     assert plain["native"]["record"] == {"$map": {"$dump": True}}
+
+
+def test_memory_text() -> None:
+    """Memory.model_dump_json(): one record per stored message, the first
+    counting them; its index repeats the messages and is rebuilt."""
+    text = load("metagpt.message", "memory.json")["items"]
+    records = assert_round_trip(MESSAGE, [text])
+    memory = json.loads(text)
+    assert [r["id"] for r in records] == [m["id"] for m in memory["storage"]]
+    marker = records[0]["native"]["record"]["$memory"]
+    assert marker["count"] == 5 and marker["ignore_id"] is False
+    assert marker["text"] == text  # instruct_content members out of code point order: kept
+    plain = dump_text({"storage": [memory["storage"][0]], "index": {memory["storage"][0]["cause_by"]:
+                                                                   [memory["storage"][0]]}, "ignore_id": False})
+    (record,) = assert_round_trip(MESSAGE, [plain])
+    assert record["native"]["record"] == {"$memory": {"count": 1, "ignore_id": False}, "instruct_content": None}
+    # A message changed since: the text is written again from the records.
+    record = copy.deepcopy(records[1])
+    record["message"]["content"] = [{"text": {"text": "PRD revised"}}]
+    back = MESSAGE.from_records([records[0], record, *records[2:]])
+    assert json.loads(back[0])["storage"][1]["content"] == "PRD revised"
+    assert json.loads(back[0])["index"]["metagpt.actions.write_prd.WritePRD"][0]["content"] == "PRD revised"
 
 
 def test_routing() -> None:
@@ -151,6 +175,10 @@ def test_records_of_another_producer() -> None:
     ([{"content": "a", "role": "user"}, {"role": "user"}], "/1", "MISSING_MEMBER"),
     ([{"content": "a", "role": "user", "send_to": {"a"}}], "/0/send_to", "NOT_REPRESENTABLE"),
     ([{"content": "a", "role": "user", "$dump": True}], "/0", "UNSUPPORTED_ITEM"),
+    (['{"storage": [], "index": {}, "ignore_id": false}'], "/0", "NOT_REPRESENTABLE"),
+    (['{"storage": [{"content": "a", "role": "user"}], "ignore_id": false}'], "/0", "MISSING_MEMBER"),
+    (['{"storage": [{"content": "a", "role": "user"}], "index": {}, "ignore_id": false, "x": 1}'], "/0",
+     "UNSUPPORTED_ITEM"),
 ])
 def test_errors_point_into_the_items(items: list[Any], pointer: str, reason: str) -> None:
     with pytest.raises(AdapterError) as e:

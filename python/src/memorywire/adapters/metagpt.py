@@ -35,6 +35,9 @@ _ROLES = ("user", "system", "assistant")
 #: the kept text of a dump() item (or true when it is rebuilt exactly), and
 #: the members the item lacks that the neutral fields would give.
 DUMP, ABSENT = "$dump", "$absent"
+#: The residue member of the first record of a ``Memory.model_dump_json()``
+#: text: ``{"count": n, "ignore_id": ..., "text": ...}``.
+MEMORY = "$memory"
 _DEFAULTED = ("sent_from", "send_to")
 
 
@@ -75,17 +78,78 @@ def _send_to(x: str) -> str:
 
 def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     ids = Ids(MESSAGE.name, scope)
-    return [_encode_one(x, i, ids, scope) for i, x in enumerate(items)]
+    out: list[Record] = []
+    for i, x in enumerate(items):
+        parsed = _parse(x, i) if type(x) is str else x
+        if type(parsed) is dict and "storage" in parsed and "content" not in parsed:
+            out.extend(_encode_memory(x, parsed, i, ids, scope, len(out)))
+        else:
+            out.append(_finish(_encode_one(x, i, ids, scope, len(out), parsed)))
+    return out
 
 
-def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
+def _parse(text: str, i: int) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise AdapterError.at(f"/{i}", "TYPE_MISMATCH", f"not the JSON text of Message.dump(): {e}") from None
+
+
+def memory_text(storage: list[Any], ignore_id: Any) -> str:
+    """What ``Memory.model_dump_json()`` writes for a memory that added
+    ``storage`` in order: every message also under its ``cause_by`` in
+    ``index``, compact JSON, raw UTF-8."""
+    index: dict[str, list[Any]] = {}
+    for message in storage:
+        if message.get("cause_by"):
+            index.setdefault(str(message["cause_by"]), []).append(message)
+    return dump_text({"storage": storage, "index": index, "ignore_id": ignore_id})
+
+
+def _encode_memory(text: str, memory: dict[str, Any], i: int, ids: Ids, scope: dict[str, Any],
+                   position: int) -> list[Record]:
+    """The text of ``Memory.model_dump_json()``: one record per message of
+    its ``storage``; the first record counts them and keeps what the
+    messages do not give (``ignore_id``, the text when it is not rebuilt)."""
+    for key in memory:
+        if key not in ("storage", "index", "ignore_id"):
+            raise AdapterError.at(f"/{i}", "UNSUPPORTED_ITEM", f"{key!r} is not a member of MetaGPT's Memory")
+    for key in ("index", "ignore_id"):
+        if key not in memory:
+            raise AdapterError.at(f"/{i}", "MISSING_MEMBER", f"Memory.model_dump_json() writes {key!r}")
+    storage = memory["storage"]
+    if type(storage) is not list or not storage:
+        raise AdapterError.at(f"/{i}", "NOT_REPRESENTABLE", "a Memory without messages has no record to carry it")
+    encoded = [_encode_one(m, i, ids, scope, position + j, m, whole=True) for j, m in enumerate(storage)]
+    marker: dict[str, Any] = {"count": len(storage), "ignore_id": to_value(memory["ignore_id"], f"/{i}")}
+    records = [_finish(e) for e in encoded]
+    # What the way back rebuilds: maps inside Values with their keys sorted.
+    back = [_decode_one(json.loads(canonical_json(r)), json.loads(canonical_json(res)), i) for r, res in encoded]
+    kept = keep_text(text, memory_text(back, memory["ignore_id"]))
+    if kept is not None:
+        marker["text"] = kept
+    first, residue = encoded[0]
+    residue[MEMORY] = marker
+    records[0] = _finish((first, residue))
+    return records
+
+
+def _finish(encoded: tuple[Record, dict[str, Any]]) -> Record:
+    record, residue = encoded
+    record = dict(record)
+    if residue:
+        record["native"] = native(MESSAGE, FRAMEWORK, _wrap(residue))
+    return record
+
+
+def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any], position: int, parsed: Any,
+                whole: bool = False) -> tuple[Record, dict[str, Any]]:
+    """The record of one message (a dict, or dump() text) and its residue;
+    with ``whole``, pointers name the item itself (a Memory text)."""
     text: str | None = None
-    if type(x) is str:
+    if type(x) is str and not whole:
         text = x
-        try:
-            x = json.loads(text)
-        except ValueError as e:
-            raise AdapterError.at(f"/{i}", "TYPE_MISMATCH", f"not the JSON text of Message.dump(): {e}") from None
+        x = parsed
         if type(x) is not dict:
             raise AdapterError.at(f"/{i}", "TYPE_MISMATCH", "Message.dump() text is a JSON object")
     elif type(x) is not dict:
@@ -100,10 +164,10 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
             raise AdapterError.at(f"/{i}", "MISSING_MEMBER", f"a Message has {key!r}")
 
     def ptr(key: str) -> str:
-        return f"/{i}" if text is not None else f"/{i}/{pointer_token(key)}"
+        return f"/{i}" if text is not None or whole else f"/{i}/{pointer_token(key)}"
 
     residue: dict[str, Any] = {}
-    record: Record = {"specversion": "1.0", "id": ids.assign(i, item.get("id")), "kind": "message"}
+    record: Record = {"specversion": "1.0", "id": ids.assign(position, item.get("id")), "kind": "message"}
     if "id" in item and (item["id"] != record["id"] or is_generated(record["id"])):
         residue["id"] = to_value(item["id"], ptr("id"))
     msg: dict[str, Any] = {}
@@ -159,14 +223,39 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
         # their keys sorted (the canonical form).
         decoded = _decode_one(json.loads(canonical_json(record)), json.loads(canonical_json(residue)), i)
         residue[DUMP] = keep_text(text, dump_text(decoded)) or True
-    if residue:
-        record["native"] = native(MESSAGE, FRAMEWORK, _wrap(residue))
-    return record
+    return record, residue
 
 
 def _decode(records: list[Record]) -> list[Any]:
     out: list[Any] = []
-    for i, r in enumerate(records):
+    k = 0
+    while k < len(records):
+        residue = _unwrap(residue_of(records[k], MESSAGE))
+        marker = residue.get(MEMORY) if isinstance(residue, Mapping) else None
+        if isinstance(marker, Mapping) and type(marker.get("count")) is int and marker["count"] > 0:
+            group = records[k:k + marker["count"]]
+            out.append(_decode_memory(group, marker, k))
+            k += len(group)
+            continue
+        out.extend(_decode_messages([records[k]], k))
+        k += 1
+    return out
+
+
+def _decode_memory(group: list[Record], marker: Mapping[str, Any], k: int) -> str:
+    storage = [_decode_one(r, _unwrap(residue_of(r, MESSAGE)), k + m) for m, r in enumerate(group)]
+    ignore_id = from_value(marker.get("ignore_id", False))
+    kept = marker.get("text")
+    if type(kept) is str:  # used while it holds the messages the records give
+        found = json.loads(kept)
+        if _same(found.get("storage"), storage) and _same(found.get("ignore_id"), ignore_id):
+            return kept
+    return memory_text(storage, ignore_id)
+
+
+def _decode_messages(records: list[Record], start: int) -> list[Any]:
+    out: list[Any] = []
+    for i, r in enumerate(records, start):
         residue = _unwrap(residue_of(r, MESSAGE))
         own = isinstance(residue, Mapping)
         item = _decode_one(r, residue if isinstance(residue, Mapping) else None, i)

@@ -81,6 +81,10 @@ def _loaded_equal(back: str, original: Any) -> None:
 def test_messages_made_by_metagpt_come_back(made: list[Any]) -> None:
     texts = [m.dump() for m in made]
     dicts = [m.model_dump() for m in made]
+    if made:
+        memory = Memory()
+        memory.add_batch(made)
+        assert_round_trip(MESSAGE, [memory.model_dump_json(), *texts], ordered=True)
     assert_round_trip(MESSAGE, texts, ordered=True, run="team-run")
     assert_round_trip(MESSAGE, dicts, project="p")
     back = MESSAGE.from_records(MESSAGE.to_records(texts + dicts))
@@ -99,7 +103,12 @@ def test_memory_storage_and_index(service: Any) -> None:
             schema.Message(content="", id="0", role="assistant", instruct_content=Review(verdict="ok", issues=[])),
             schema.Message(content="again", id="0", role="assistant")]
     memory.add_batch(made)
-    dumped = json.loads(memory.model_dump_json())
+    text = memory.model_dump_json()
+    assert_round_trip(MESSAGE, [text], ordered=True)
+    assert_service_round_trip(service(), MESSAGE, [text, made[0].dump()], ordered=True)
+    (back,) = MESSAGE.from_records(MESSAGE.to_records([text]))
+    assert Memory.model_validate_json(back).model_dump_json() == text  # MetaGPT reads it back
+    dumped = json.loads(text)
     for items in [dumped["storage"], *dumped["index"].values()]:
         assert_round_trip(MESSAGE, items)
         assert_service_round_trip(service(), MESSAGE, items)
