@@ -8,7 +8,15 @@ import hashlib
 from typing import Any
 
 import pytest
-from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load, through_encodings
+from harness import (
+    assert_exact,
+    assert_round_trip,
+    assert_service_round_trip,
+    captured,
+    exact,
+    load,
+    through_encodings,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -252,6 +260,18 @@ def test_records_of_another_producer() -> None:
     (added,) = ADD.from_records([record])
     assert list(added.items()) == [("id", "mem-9"), ("memory", "Likes tea."), ("event", "ADD"),
                                    ("actor_id", "ann"), ("role", "user")]
+
+
+def test_autogen_memories_read_as_mem0_memories() -> None:
+    """The text memories of another adapter's real output, as mem0 items."""
+    name = "autogen.memory_content"
+    found = load(name, captured(name)[0])["items"]
+    records = [r for r in FORMS[name].to_records(found) if r["kind"] == "fact"]
+    assert records
+    items = ITEM.from_records(records)
+    assert [i["memory"] for i in items] == [r["fact"]["text"] for r in records]
+    assert [i["metadata"] for i in items] == [r.get("metadata") for r in records]
+    assert_round_trip(ITEM, items)
 
 
 @pytest.mark.parametrize(("form", "items", "pointer", "reason"), [

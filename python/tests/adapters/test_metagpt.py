@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from harness import assert_exact, assert_round_trip, assert_service_round_trip, exact, load
+from harness import assert_exact, assert_round_trip, assert_service_round_trip, captured, exact, load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -166,6 +166,21 @@ def test_records_of_another_producer() -> None:
          "cause_by": "metagpt.actions.add_requirement.UserRequirement", "sent_from": "", "send_to": ["<all>"]},
         {"id": "m2", "content": "", "instruct_content": None, "role": "assistant", "cause_by": "app.Act",
          "sent_from": "Bob", "send_to": ["Eve", "<all>"]}], ordered=True)
+
+
+def test_a_chat_completions_conversation_reads_as_metagpt_messages() -> None:
+    """The text messages of another adapter's real output, as MetaGPT dicts."""
+    name = "openai.chat_message"
+    found = load(name, captured(name)[0])["items"]
+    records = [r for r in FORMS[name].to_records(found, session="s")
+               if r["kind"] == "message" and all("text" in p for p in r["message"].get("content", ()))]
+    assert records
+    items = MESSAGE.from_records(records)
+    assert [m["role"] for m in items] == [r["message"]["role"] for r in records]
+    assert [m["content"] for m in items] == ["\n".join(p["text"]["text"] for p in r["message"].get("content", ()))
+                                             for r in records]
+    assert all(m["send_to"] == ["<all>"] for m in items)
+    assert_round_trip(MESSAGE, items)
 
 
 @pytest.mark.parametrize(("items", "pointer", "reason"), [
