@@ -51,6 +51,9 @@ DOCUMENTS: Mapping[str, str] = {
     "adapters/autogen.md": "AUTOGEN",
     "adapters/langchain.md": "LANGCHAIN",
     "adapters/langgraph.md": "LANGGRAPH",
+    "adapters/letta.md": "LETTA",
+    "adapters/mem0.md": "MEM",
+    "adapters/metagpt.md": "METAGPT",
     "adapters/openai.md": "OPENAI",
     "adapters/openai-agents.md": "OAGENTS",
 }

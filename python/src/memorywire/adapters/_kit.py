@@ -30,7 +30,7 @@ SCOPE_FIELDS = frozenset(message("memorywire.v1.Scope").fields) - {"tenant"}
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _MAX_ID = 256
 _MAX_URI = 8192
-_ID_CHARS = re.compile(r"^[^\u0000-\u001f\u007f]+$")
+_ID_CHARS = re.compile(r"^[^\u0000-\u001f\u007f]+\Z")  # \Z: "$" would admit a final newline
 
 #: The namespace of the name-based UUIDs of generated record ids.
 ID_NAMESPACE = uuid.UUID("6f3d1c2e-5b7a-5e0f-9a41-2c8d7b6e4f10")
