@@ -217,7 +217,7 @@ def consumer_offset(ctx: Ctx) -> None:
 
 
 @scenario("Required.Service.Watch.RoleNews", "operations.md#16", "operations.md#5.6",
-          "core.md#6.3", needs=("watch.offsets",))
+          "core.md#6.2", needs=("watch.offsets",))
 def role_news(ctx: Ctx) -> None:
     """A role reads only its news (MetaGPT find_news): a consumer with a
     filter on the recipients gets the messages addressed to it or to
