@@ -28,7 +28,7 @@ CODECS: dict[str, Any] = {"json": mjson, "msgpack": mmsgpack, "protobuf": mproto
 
 
 def example_type(path: pathlib.Path) -> str:
-    if path.parent.name in ("records", "primer"):
+    if path.parent.name == "records":
         return "memorywire.v1.MemoryRecord"
     if path.stem.startswith("error"):
         return "memorywire.v1.Error"
@@ -36,13 +36,9 @@ def example_type(path: pathlib.Path) -> str:
 
 
 def examples() -> list[tuple[str, str, bytes]]:
-    """(id, type, JSON bytes) of every example document, primer records included."""
-    out = [(f"{p.parent.name}/{p.name}", example_type(p), p.read_bytes())
-           for p in sorted((ROOT / "examples" / "v1").glob("*/*.json"))]
-    for p in sorted((ROOT / "examples" / "v1" / "primer").glob("*/records.jsonl")):
-        out += [(f"primer/{p.parent.name}:{i + 1}", "memorywire.v1.MemoryRecord", line)
-                for i, line in enumerate(p.read_bytes().splitlines())]
-    return out
+    """(id, type, JSON bytes) of every example document."""
+    return [(f"{p.parent.name}/{p.name}", example_type(p), p.read_bytes())
+            for p in sorted((ROOT / "examples" / "v1").glob("*/*.json"))]
 
 
 def vector_documents() -> list[tuple[str, str, str, bytes]]:
