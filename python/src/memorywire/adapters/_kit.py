@@ -102,6 +102,36 @@ def native(form: Form | str, framework: str, residue: Any) -> dict[str, Any]:
     return {"framework": framework, "format": name, "record": residue}
 
 
+def wrap_markers(residue: dict[str, Any]) -> dict[str, Any]:
+    """A residue whose only member is one of a form's ``$`` markers would
+    read as a tag: it is written as a ``$map`` tag (README.md §3)."""
+    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
+
+
+def unwrap_markers(residue: Any) -> Any:
+    """The residue that :func:`wrap_markers` wrote."""
+    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
+        return residue["$map"]
+    return residue
+
+
+def memory_text(record: Mapping[str, Any], pointer: str) -> str:
+    """The text of a record of a memory kind (fact, summary, block, custom,
+    ...), for a framework that keeps memories as text."""
+    kind = str(record.get("kind"))
+    payload = record.get(kind)
+    if type(payload) is not dict:
+        raise AdapterError.at(f"{pointer}/{kind}", "NOT_REPRESENTABLE", f"a {kind} record without a readable payload")
+    if kind == "block":
+        return str(payload.get("value", ""))
+    if kind == "procedure":
+        return str(payload.get("description") or payload.get("name", ""))
+    if kind == "custom":
+        value = payload.get("value")
+        return value if type(value) is str else "" if value is None else canonical_json(value)
+    return str(payload.get("text", ""))
+
+
 def residue_of(record: Mapping[str, Any], form: Form | str) -> Any:
     """The residue a record carries for ``form``, or None when the record
     comes from another form or producer."""

@@ -24,6 +24,7 @@ from memorywire.adapters._kit import (
     isoformat,
     keep_text,
     media_from_uri,
+    memory_text,
     native,
     ordered,
     parse_time,
@@ -587,7 +588,7 @@ def _decode_message(record: dict[str, Any], residue: Any, pointer: str) -> dict[
         role = "assistant"
     else:
         # A memory of another kind is what AgentScope gives a model as a system message.
-        text = _memory_text(record, pointer)
+        text = memory_text(record, pointer)
         msg, parts, name = {}, [{"text": {"text": text}}] if text else [], ""
         role = "system"
     if "name" in res:
@@ -631,22 +632,6 @@ def _decode_message(record: dict[str, Any], residue: Any, pointer: str) -> dict[
     order = V1_ORDER if v == 1 else V2_ORDER
     item.update({k: from_value(x) for k, x in res.items() if k not in order})
     return ordered(item, order)
-
-
-def _memory_text(record: dict[str, Any], pointer: str) -> str:
-    """The text of a record of a memory kind (fact, summary, block, custom, ...)."""
-    kind = str(record.get("kind"))
-    payload = record.get(kind)
-    if type(payload) is not dict:
-        raise AdapterError.at(f"{pointer}/{kind}", "NOT_REPRESENTABLE", f"a {kind} record without a readable payload")
-    if kind == "block":
-        return str(payload.get("value", ""))
-    if kind == "procedure":
-        return str(payload.get("description") or payload.get("name", ""))
-    if kind == "custom":
-        value = payload.get("value")
-        return value if type(value) is str else "" if value is None else canonical_json(value)
-    return str(payload.get("text", ""))
 
 
 def _parse_or_none(text: Any) -> str | None:

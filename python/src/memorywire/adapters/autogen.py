@@ -16,9 +16,9 @@ from memorywire.adapters._kit import (
     Ids,
     Record,
     align,
-    canonical_json,
     from_value,
     keep_text,
+    memory_text,
     native,
     ordered,
     residue_of,
@@ -205,7 +205,7 @@ def _decode_llm_one(record: dict[str, Any], pointer: str) -> dict[str, Any]:
     else:
         # A memory of another kind is what AutoGen's memory gives a model: a system message.
         role, msg = "system", {}
-        text = _memory_text(record, pointer)
+        text = memory_text(record, pointer)
         parts = [{"text": {"text": text}}] if text else []
     mtype = ROLE_TYPES.get(str(role), "UserMessage")
     order = TYPES[mtype][1]
@@ -241,22 +241,6 @@ def _decode_llm_one(record: dict[str, Any], pointer: str) -> dict[str, Any]:
     item["type"] = mtype
     item.update({k: from_value(v) for k, v in residue.items() if k not in order})
     return ordered(item, order)
-
-
-def _memory_text(record: dict[str, Any], pointer: str) -> str:
-    """The text of a record of a memory kind (fact, summary, block, custom, ...)."""
-    kind = str(record.get("kind"))
-    payload = record.get(kind)
-    if type(payload) is not dict:
-        raise AdapterError.at(f"{pointer}/{kind}", "NOT_REPRESENTABLE", f"a {kind} record without a readable payload")
-    if kind == "block":
-        return str(payload.get("value", ""))
-    if kind == "procedure":
-        return str(payload.get("description") or payload.get("name", ""))
-    if kind == "custom":
-        value = payload.get("value")
-        return value if type(value) is str else "" if value is None else canonical_json(value)
-    return str(payload.get("text", ""))
 
 
 def _decode_llm(records: list[Record]) -> list[Any]:
@@ -321,7 +305,7 @@ def _decode_content(record: dict[str, Any], form: str, metadata_member: bool, po
         content = result.get("output", "".join(p["text"]["text"] for p in result.get("output_parts", [])
                                                if "text" in p))
     else:
-        content = _memory_text(record, pointer)
+        content = memory_text(record, pointer)
     item: dict[str, Any] = {"content": content}
     item["mime_type"] = from_value(residue["mime_type"]) if "mime_type" in residue else _default_mime(content)
     if "metadata" in record:

@@ -18,6 +18,8 @@ from memorywire.adapters._kit import (
     pointer_token,
     residue_of,
     to_value,
+    unwrap_markers,
+    wrap_markers,
 )
 
 FRAMEWORK = "letta"
@@ -35,18 +37,6 @@ FILE_LOCAL_ID = re.compile(r"^block-[0-9]+$")
 ABSENT = "$absent"
 _MAX_LIMIT = 9007199254740991
 _DEFAULTS: dict[str, Any] = {"value": "", "read_only": False, "metadata": {}, "tags": []}
-
-
-def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
-    """A residue whose only member is one of this form's ``$`` markers
-    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
-    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
-
-
-def _unwrap(residue: Any) -> Any:
-    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
-        return residue["$map"]
-    return residue
 
 
 def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
@@ -116,7 +106,7 @@ def _encode_one(x: Any, i: int, ids: Ids, scope: dict[str, Any]) -> Record:
     if scope:
         record["scope"] = dict(scope)
     if residue:
-        record["native"] = native(BLOCK, FRAMEWORK, _wrap(residue))
+        record["native"] = native(BLOCK, FRAMEWORK, wrap_markers(residue))
     return record
 
 
@@ -126,7 +116,7 @@ def _decode(records: list[Record]) -> list[Any]:
         if r.get("kind") != "block" or not isinstance(r.get("block"), Mapping):
             raise AdapterError.at(f"/{i}/kind", "UNSUPPORTED_ITEM",
                                   f"a Letta block is a block record, not {r.get('kind')!r}")
-        residue = _unwrap(residue_of(r, BLOCK))
+        residue = unwrap_markers(residue_of(r, BLOCK))
         own = isinstance(residue, Mapping)
         res: Mapping[str, Any] = residue if isinstance(residue, Mapping) else {}
         absent = set(res.get(ABSENT, ()))

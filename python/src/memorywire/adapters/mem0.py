@@ -24,6 +24,8 @@ from memorywire.adapters._kit import (
     residue_of,
     split_time,
     to_value,
+    unwrap_markers,
+    wrap_markers,
 )
 
 FRAMEWORK = "mem0"
@@ -51,18 +53,6 @@ _TIMES = (("created_at", "created_at"), ("updated_at", "updated_at"))
 CUSTOM_TYPE = "mem0.memory"
 _EPOCH = datetime(1970, 1, 1)
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-
-
-def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
-    """A residue whose only member is one of this form's ``$`` markers
-    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
-    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
-
-
-def _unwrap(residue: Any) -> Any:
-    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
-        return residue["$map"]
-    return residue
 
 
 def _name(x: Any) -> bool:
@@ -109,7 +99,7 @@ def _regroup(records: list[Record], form: Form, decode: Callable[[Record, int], 
     out: list[Any] = []
     k = 0
     while k < len(records):
-        residue = _unwrap(residue_of(records[k], form))
+        residue = unwrap_markers(residue_of(records[k], form))
         count = residue.get(RESULTS) if isinstance(residue, Mapping) else None
         if type(count) is int and count > 0:
             out.append({"results": [decode(r, k + m) for m, r in enumerate(records[k:k + count])]})
@@ -234,7 +224,7 @@ class _Encoder:
         if self.scope:
             self.record["scope"] = self.scope
         if self.residue:
-            self.record["native"] = native(self.form, FRAMEWORK, _wrap(self.residue))
+            self.record["native"] = native(self.form, FRAMEWORK, wrap_markers(self.residue))
         return self.record
 
 
@@ -244,7 +234,7 @@ class _Decoder:
 
     def __init__(self, form: Form, record: Mapping[str, Any], i: int) -> None:
         self.record, self.i = record, i
-        residue = _unwrap(residue_of(record, form))
+        residue = unwrap_markers(residue_of(record, form))
         self.own = isinstance(residue, Mapping)
         self.residue: Mapping[str, Any] = residue if isinstance(residue, Mapping) else {}
         absent = self.residue.get(ABSENT, [])

@@ -20,6 +20,8 @@ from memorywire.adapters._kit import (
     pointer_token,
     residue_of,
     to_value,
+    unwrap_markers,
+    wrap_markers,
 )
 
 FRAMEWORK = "metagpt"
@@ -39,18 +41,6 @@ DUMP, ABSENT = "$dump", "$absent"
 #: text: ``{"count": n, "ignore_id": ..., "text": ...}``.
 MEMORY = "$memory"
 _DEFAULTED = ("sent_from", "send_to")
-
-
-def _wrap(residue: dict[str, Any]) -> dict[str, Any]:
-    """A residue whose only member is one of this form's ``$`` markers
-    would read as a tag: it is written as a ``$map`` tag (conventions §3)."""
-    return {"$map": residue} if len(residue) == 1 and next(iter(residue)).startswith("$") else residue
-
-
-def _unwrap(residue: Any) -> Any:
-    if isinstance(residue, Mapping) and len(residue) == 1 and isinstance(residue.get("$map"), Mapping):
-        return residue["$map"]
-    return residue
 
 
 def dump_text(message: Mapping[str, Any]) -> str:
@@ -138,7 +128,7 @@ def _finish(encoded: tuple[Record, dict[str, Any]]) -> Record:
     record, residue = encoded
     record = dict(record)
     if residue:
-        record["native"] = native(MESSAGE, FRAMEWORK, _wrap(residue))
+        record["native"] = native(MESSAGE, FRAMEWORK, wrap_markers(residue))
     return record
 
 
@@ -230,7 +220,7 @@ def _decode(records: list[Record]) -> list[Any]:
     out: list[Any] = []
     k = 0
     while k < len(records):
-        residue = _unwrap(residue_of(records[k], MESSAGE))
+        residue = unwrap_markers(residue_of(records[k], MESSAGE))
         marker = residue.get(MEMORY) if isinstance(residue, Mapping) else None
         if isinstance(marker, Mapping) and type(marker.get("count")) is int and marker["count"] > 0:
             group = records[k:k + marker["count"]]
@@ -243,7 +233,7 @@ def _decode(records: list[Record]) -> list[Any]:
 
 
 def _decode_memory(group: list[Record], marker: Mapping[str, Any], k: int) -> str:
-    storage = [_decode_one(r, _unwrap(residue_of(r, MESSAGE)), k + m) for m, r in enumerate(group)]
+    storage = [_decode_one(r, unwrap_markers(residue_of(r, MESSAGE)), k + m) for m, r in enumerate(group)]
     ignore_id = from_value(marker.get("ignore_id", False))
     kept = marker.get("text")
     if type(kept) is str:  # used while it holds the messages the records give
@@ -256,7 +246,7 @@ def _decode_memory(group: list[Record], marker: Mapping[str, Any], k: int) -> st
 def _decode_messages(records: list[Record], start: int) -> list[Any]:
     out: list[Any] = []
     for i, r in enumerate(records, start):
-        residue = _unwrap(residue_of(r, MESSAGE))
+        residue = unwrap_markers(residue_of(r, MESSAGE))
         own = isinstance(residue, Mapping)
         item = _decode_one(r, residue if isinstance(residue, Mapping) else None, i)
         kept = residue.get(DUMP) if own and isinstance(residue, Mapping) else None
