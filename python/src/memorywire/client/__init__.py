@@ -38,6 +38,18 @@ Over TLS, with a bearer token (grpc-binding.md section 3.2)::
                 credentials=tls_credentials(ca="ca.pem")) as mw:
         ...
 
+With asyncio, ``AsyncClient`` takes the same arguments and has the same
+methods, each awaited; ``await mw.watch(...)`` gives a stream for ``async
+for``, and ``mw.export()`` an async iterator::
+
+    from memorywire.client import AsyncClient
+
+    async with AsyncClient("127.0.0.1:50051", tenant="acme") as mw:
+        await mw.put({"id": "f1", "kind": "fact", "fact": {"text": "The user prefers window seats."}})
+        async with await mw.watch(from_start=True, max_events=1) as stream:
+            async for event in stream:
+                print(event["type"], event["record"]["id"])
+
 ``tls_credentials(ca, cert, key)`` trusts the CA certificates of ``ca``
 (the system's roots without it) and, for mutual TLS, presents the client
 certificate ``cert`` with its key ``key``. A token is sent only over TLS,
@@ -54,6 +66,7 @@ except ImportError as _missing:  # a plain install: the codec and the CLI only
     raise ImportError(memorywire._extras.install_hint("memorywire.client", "service"),
                       name=_missing.name) from _missing
 
+from memorywire.client._aio import AsyncClient, AsyncWatchStream
 from memorywire.client._shared import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from memorywire.client._shared import SERVICE as SERVICE
 from memorywire.client._shared import Doc as Doc
@@ -62,4 +75,4 @@ from memorywire.client._shared import tls_credentials
 from memorywire.client._sync import Client, WatchStream
 from memorywire.service.errors import ServiceError
 
-__all__ = ["Client", "ServiceError", "WatchStream", "tls_credentials"]
+__all__ = ["AsyncClient", "AsyncWatchStream", "Client", "ServiceError", "WatchStream", "tls_credentials"]
