@@ -1,7 +1,7 @@
 """memorywire: the reference codec of the vendor-neutral wire format for AI-agent memory.
 
 A plain install brings the codec and the command line; ``Client``,
-``ServiceError`` and ``tls_credentials`` need the ``service`` extra
+``AsyncClient``, ``ServiceError`` and ``tls_credentials`` need the ``service`` extra
 (``pip install 'memorywire[service]'``) and are loaded on first use.
 """
 
@@ -21,10 +21,11 @@ from memorywire.limits import Limits
 from memorywire.validation import iter_errors, validate
 
 if TYPE_CHECKING:
-    from memorywire.client import Client, ServiceError, tls_credentials
+    from memorywire.client import AsyncClient, Client, ServiceError, tls_credentials
 
 __all__ = [
     "SPECVERSION",
+    "AsyncClient",
     "Client",
     "DecodeError",
     "LimitError",
@@ -42,7 +43,7 @@ __all__ = [
     "validate",
 ]
 
-_SERVICE_NAMES = ("Client", "ServiceError", "tls_credentials")
+_SERVICE_NAMES = ("AsyncClient", "Client", "ServiceError", "tls_credentials")
 
 
 def __getattr__(name: str) -> object:

@@ -1,63 +1,22 @@
-"""A client of ``memorywire.v1.MemoryService`` (spec/v1/grpc-binding.md).
+"""What ``Client`` and ``AsyncClient`` share: the channel settings, the
+metadata, the requests of every operation (built, checked and encoded once),
+the decoding of responses, and the ServiceError of a failed call.
 
-Every method takes and returns documents in their JSON form (dicts, as
-:mod:`memorywire.json` reads them), fills in ``specversion`` and a fresh
-``operation_id`` (a UUID) unless one is given, checks the request with the
-codec before it is sent, and raises a :class:`memorywire.MemorywireError`:
-the codec's ValidationError for a request that breaks a rule, and
-:class:`ServiceError` (``.code``, ``.reason``, ``.pointer``, ``.violations``)
-for every failure the service reports, built from the ``Error`` in the
-status details.
-
-Example::
-
-    from memorywire.client import Client
-
-    with Client("127.0.0.1:50051", tenant="acme") as mw:
-        mw.put([
-            {"id": "f1", "kind": "fact", "fact": {"text": "The user prefers window seats."},
-             "embeddings": [{"model": "demo", "dimensions": 3, "values": [0.9, 0.1, 0.0]}]},
-            {"id": "f2", "kind": "fact", "fact": {"text": "The user is vegetarian."},
-             "embeddings": [{"model": "demo", "dimensions": 3, "values": [0.0, 0.2, 0.9]}]},
-        ], scope={"user": "u-42"})
-
-        by_text = mw.search("window seat", scope={"user": "u-42"})["hits"]
-        by_vector = mw.search(vector={"model": "demo", "values": [0.0, 0.1, 1.0]}, limit=1)["hits"]
-
-        stream = mw.watch(from_start=True)          # every change, as it happens
-        first = next(stream)
-        stream.cancel()                             # a disconnect ...
-        for event in mw.watch(cursor=first["cursor"], max_events=1):
-            print(event["type"], event["record"]["id"])   # ... resumed: f2, nothing repeated
-
-Over TLS, with a bearer token (grpc-binding.md section 3.2)::
-
-    from memorywire.client import Client, tls_credentials
-
-    with Client("memory.example.com:443", tenant="acme", token=token,
-                credentials=tls_credentials(ca="ca.pem")) as mw:
-        ...
-
-``tls_credentials(ca, cert, key)`` trusts the CA certificates of ``ca``
-(the system's roots without it) and, for mutual TLS, presents the client
-certificate ``cert`` with its key ``key``. A token is sent only over TLS,
-or over a plain channel to loopback or a Unix domain socket.
+Each operation is written once, in :class:`Operations`; it builds a
+:class:`Unary`, :class:`Streamed` or :class:`Upload` and hands it to the
+transport (``_unary``, ``_watch``, ``_export``, ``_import``), which sends it
+on a blocking channel (``Client``) or an asyncio one (``AsyncClient``).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-import memorywire._extras
-
-try:
-    import grpc
-except ImportError as _missing:  # a plain install: the codec and the CLI only
-    raise ImportError(memorywire._extras.install_hint("memorywire.client", "service"),
-                      name=_missing.name) from _missing
+import grpc
 
 import memorywire.protobuf
 from memorywire._transport import is_local
@@ -70,8 +29,6 @@ from memorywire.service.errors import (
     decode_status,
     from_error_document,
 )
-
-__all__ = ["Client", "ServiceError", "WatchStream", "tls_credentials"]
 
 SERVICE = "memorywire.v1.MemoryService"
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -96,7 +53,8 @@ def _pem(source: str | Path | bytes | None, what: str) -> bytes | None:
 
 def tls_credentials(ca: str | Path | bytes | None = None, cert: str | Path | bytes | None = None,
                     key: str | Path | bytes | None = None) -> grpc.ChannelCredentials:
-    """Channel credentials for TLS, for ``Client(credentials=...)``.
+    """Channel credentials for TLS, for ``Client(credentials=...)`` and
+    ``AsyncClient(credentials=...)``.
 
     ``ca``: the PEM certificates of the authorities that sign the service's
     certificate; without it, the system's root certificates. ``cert`` and
@@ -151,110 +109,142 @@ def _lenient_error(payload: bytes) -> Doc | None:
         return None
 
 
-class WatchStream:
-    """The events of a Watch as they arrive: iterate it for ChangeEvent
-    documents (``cursor``, ``type``, ``record``); ``cursor`` is the cursor of
-    the last event received, to resume from; ``cancel()`` ends the stream."""
+@dataclass(frozen=True)
+class Settings:
+    """The channel options and the metadata of every call, for ``target``,
+    with the rule on tokens (grpc-binding.md section 3.2) applied."""
 
-    def __init__(self, call: Any) -> None:
-        self._call = call
-        self.cursor: str | None = None
-        self._cancelled = False
+    options: tuple[tuple[str, Any], ...]
+    metadata: tuple[tuple[str, str], ...]
 
-    def __iter__(self) -> Iterator[Doc]:
-        return self
-
-    def __next__(self) -> Doc:
-        try:
-            data = next(self._call)
-        except grpc.RpcError as e:
-            if self._cancelled and e.code() == grpc.StatusCode.CANCELLED:
-                raise StopIteration from None
-            raise service_error(e) from None
-        event: Doc = memorywire.protobuf.decode(data, type="memorywire.v1.WatchResponse")["event"]
-        self.cursor = event["cursor"]
-        return event
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        self._call.cancel()
-
-    def __enter__(self) -> WatchStream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.cancel()
-
-
-class Client:
-    """A client of a memorywire service at ``target`` (``"host:port"``),
-    acting for ``tenant``. ``credentials`` are gRPC channel credentials,
-    such as :func:`tls_credentials`; without them the channel is plain, for
-    loopback. ``token`` is sent as ``authorization: Bearer <token>``, and
-    only over TLS or to a target on this machine (loopback or a Unix domain
-    socket): a token with a plain channel to any other target is a
-    ValueError (grpc-binding.md section 3.2). ``timeout`` is the deadline of
-    every call but Watch, in seconds."""
-
-    def __init__(self, target: str, *, tenant: str | None = None,
-                 credentials: grpc.ChannelCredentials | None = None, token: str | None = None,
-                 timeout: float | None = 60.0, options: Sequence[tuple[str, Any]] = ()) -> None:
+    @classmethod
+    def of(cls, target: str, tenant: str | None, credentials: grpc.ChannelCredentials | None,
+           token: str | None, options: Sequence[tuple[str, Any]]) -> Settings:
         if token is not None and credentials is None and not is_local(target):
             raise ValueError(f"a token is sent only over TLS: {target} is not on this machine and "
                              "the channel has no credentials (credentials=tls_credentials(...))")
-        opts = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), *options]
-        if credentials is not None:
-            self.channel = grpc.secure_channel(target, credentials, opts)
-        else:
-            self.channel = grpc.insecure_channel(target, opts)
-        self.tenant = tenant
-        self.timeout = timeout
+        opts = (("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES), *options)
         md: list[tuple[str, str]] = []
         if tenant is not None:
             md.append(("memorywire-tenant", _tenant_value(tenant)))
         if token is not None:
             md.append(("authorization", f"Bearer {token}"))
-        self.metadata = tuple(md)
-        self._unary: dict[str, Any] = {}
+        return cls(opts, tuple(md))
 
-    def close(self) -> None:
-        self.channel.close()
 
-    def __enter__(self) -> Client:
-        return self
+def envelope(doc: Mapping[str, Any], operation_id: str | None = None) -> Doc:
+    """A request: ``specversion``, an operation id (a fresh one unless
+    given), and the fields of ``doc`` that are not None."""
+    out: Doc = {"specversion": SPECVERSION,
+                "operation_id": operation_id or f"op-{uuid.uuid4()}"}
+    out.update((k, v) for k, v in doc.items() if v is not None)
+    return out
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+
+@dataclass(frozen=True)
+class Unary:
+    """A unary call: its method, its request document and its deadline."""
+
+    method: str
+    request: Mapping[str, Any]
+    timeout: float | None
+
+    @property
+    def path(self) -> str:
+        return f"/{SERVICE}/{self.method}"
+
+    def encode(self) -> bytes:
+        """The request, checked and encoded (specversion and operation_id
+        filled in when absent)."""
+        req = dict(self.request)
+        req.setdefault("specversion", SPECVERSION)
+        req.setdefault("operation_id", f"op-{uuid.uuid4()}")
+        return memorywire.protobuf.encode(req, type=f"memorywire.v1.{self.method}Request")
+
+    def decode(self, data: bytes) -> Doc:
+        return memorywire.protobuf.decode(data, type=f"memorywire.v1.{self.method}Response")
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A call with a stream of responses (Watch, Export)."""
+
+    method: str
+    data: bytes
+    timeout: float | None
+
+    @property
+    def path(self) -> str:
+        return f"/{SERVICE}/{self.method}"
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A call with a stream of requests (Import), already encoded."""
+
+    messages: tuple[bytes, ...]
+    timeout: float | None
+    path: str = f"/{SERVICE}/Import"
+
+    @staticmethod
+    def decode(data: bytes) -> Doc:
+        return memorywire.protobuf.decode(data, type="memorywire.v1.ImportResponse")
+
+
+def watch_event(data: bytes) -> Doc:
+    """The ChangeEvent of a WatchResponse message."""
+    event: Doc = memorywire.protobuf.decode(data, type="memorywire.v1.WatchResponse")["event"]
+    return event
+
+
+def export_records(data: bytes) -> list[Doc]:
+    """The records of an ExportResponse message."""
+    records: list[Doc] = memorywire.protobuf.decode(data, type="memorywire.v1.ExportResponse").get("records", [])
+    return records
+
+
+R = TypeVar("R")  # the result of a unary call: a document, or an awaitable of one
+W = TypeVar("W")  # the result of watch(): a stream, or an awaitable of one
+E = TypeVar("E")  # the result of export(): an iterator, or an async iterator
+
+
+class Operations(Generic[R, W, E]):
+    """The operations of the service, each written once; a transport
+    subclass sends what they build."""
+
+    timeout: float | None
+
+    def _deadline(self, timeout: float | None) -> float | None:
+        return self.timeout if timeout is None else timeout
+
+    # -- what a transport provides ------------------------------------------------------
+
+    def _unary(self, call: Unary) -> R:
+        raise NotImplementedError
+
+    def _watch(self, call: Streamed) -> W:
+        raise NotImplementedError
+
+    def _export(self, call: Streamed) -> E:
+        raise NotImplementedError
+
+    def _import(self, call: Upload) -> R:
+        raise NotImplementedError
 
     # -- the generic call ---------------------------------------------------------------
 
     @staticmethod
     def _envelope(doc: Mapping[str, Any], operation_id: str | None = None) -> Doc:
-        out: Doc = {"specversion": SPECVERSION,
-                    "operation_id": operation_id or f"op-{uuid.uuid4()}"}
-        out.update((k, v) for k, v in doc.items() if v is not None)
-        return out
+        return envelope(doc, operation_id)
 
-    def call(self, method: str, request: Mapping[str, Any], *, timeout: float | None = None) -> Doc:
+    def call(self, method: str, request: Mapping[str, Any], *, timeout: float | None = None) -> R:
         """Call a unary method with a request document (specversion and
         operation_id are filled in when absent); return the response."""
-        req = dict(request)
-        req.setdefault("specversion", SPECVERSION)
-        req.setdefault("operation_id", f"op-{uuid.uuid4()}")
-        data = memorywire.protobuf.encode(req, type=f"memorywire.v1.{method}Request")
-        stub = self._unary.get(method)
-        if stub is None:
-            stub = self._unary[method] = self.channel.unary_unary(f"/{SERVICE}/{method}")
-        try:
-            out = stub(data, metadata=self.metadata,
-                       timeout=self.timeout if timeout is None else timeout)
-        except grpc.RpcError as e:
-            raise service_error(e) from None
-        return memorywire.protobuf.decode(out, type=f"memorywire.v1.{method}Response")
+        return self._unary(Unary(method, request, self._deadline(timeout)))
 
-    def _do(self, method: str, operation_id: str | None, timeout: float | None, **fields: Any) -> Doc:
-        return self.call(method, self._envelope(fields, operation_id), timeout=timeout)
+    def _do(self, method: str, operation_id: str | None, timeout: float | None, **fields: Any) -> R:
+        return self.call(method, envelope(fields, operation_id), timeout=timeout)
 
     # -- operations ------------------------------------------------------------------------
 
@@ -262,7 +252,7 @@ class Client:
             scope: Mapping[str, Any] | None = None, atomic: bool | None = None,
             require_approval: bool | None = None, mode: str | None = None,
             expected_revision: int | None = None, operation_id: str | None = None,
-            timeout: float | None = None) -> Doc:
+            timeout: float | None = None) -> R:
         """Create or replace records: one record, or a list of records or of
         PutItem documents (``{"record": ..., "expected_revision": ...}``).
         ``mode`` and ``expected_revision`` apply to the items that do not say.
@@ -285,7 +275,7 @@ class Client:
 
     def get(self, ids: str | Iterable[str], *, scope: Mapping[str, Any] | None = None,
             include_deleted: bool | None = None, touch: bool | None = None,
-            timeout: float | None = None) -> Doc:
+            timeout: float | None = None) -> R:
         """Read records by identifier: ``records`` and ``missing_ids``."""
         ids = [ids] if isinstance(ids, str) else list(ids)
         return self._do("Get", None, timeout, scope=scope, ids=ids, include_deleted=include_deleted,
@@ -294,7 +284,7 @@ class Client:
     def history(self, *, scope: Mapping[str, Any] | None = None, thread: str | None = None,
                 agents: Sequence[str] | None = None, kinds: Sequence[str] | None = None,
                 cursor: str | None = None, limit: int | None = None, order: str | None = None,
-                timeout: float | None = None) -> Doc:
+                timeout: float | None = None) -> R:
         """A page of a thread in insertion order: ``records`` and ``next_cursor``."""
         return self._do("History", None, timeout, scope=scope, thread=thread,
                         agents=list(agents) if agents else None, kinds=list(kinds) if kinds else None,
@@ -305,7 +295,7 @@ class Client:
                scope: Mapping[str, Any] | None = None, limit: int | None = None,
                cursor: str | None = None, min_score: float | None = None,
                touch: bool | None = None, include_archived: bool | None = None,
-               timeout: float | None = None) -> Doc:
+               timeout: float | None = None) -> R:
         """Find records by text, by vector (``{"model": ..., "values": [...]}``),
         or both, within a filter: ``hits`` (record, score, text_score,
         vector_score) best first, and ``next_cursor``."""
@@ -315,7 +305,7 @@ class Client:
 
     def update(self, id: str, patch: Mapping[str, Any], *, expected_revision: int | None = None,
                scope: Mapping[str, Any] | None = None, operation_id: str | None = None,
-               timeout: float | None = None) -> Doc:
+               timeout: float | None = None) -> R:
         """Change a record with a JSON Merge Patch; ``record`` is the result."""
         return self._do("Update", operation_id, timeout, scope=scope, id=id, patch=dict(patch),
                         expected_revision=expected_revision)
@@ -323,7 +313,7 @@ class Client:
     def delete(self, ids: str | Iterable[str] | None = None, *, filter: Mapping[str, Any] | None = None,
                mode: str | None = None, reason: str | None = None,
                expected_revision: int | None = None, scope: Mapping[str, Any] | None = None,
-               operation_id: str | None = None, timeout: float | None = None) -> Doc:
+               operation_id: str | None = None, timeout: float | None = None) -> R:
         """Delete records by identifier or by filter, softly (tombstones) or
         hard (``mode="hard"``): ``deleted_ids``."""
         if isinstance(ids, str):
@@ -334,14 +324,14 @@ class Client:
 
     def expire(self, policy: Mapping[str, Any], action: str, *, dry_run: bool | None = None,
                as_of: str | None = None, scope: Mapping[str, Any] | None = None,
-               operation_id: str | None = None, timeout: float | None = None) -> Doc:
+               operation_id: str | None = None, timeout: float | None = None) -> R:
         """Apply a forgetting policy (archive, delete or demote): ``expired_ids``."""
         return self._do("Expire", operation_id, timeout, scope=scope, policy=dict(policy),
                         action=action, dry_run=dry_run, as_of=as_of)
 
     def merge(self, target_id: str, source_ids: Iterable[str], *, strategy: str | None = None,
               expected_revision: int | None = None, scope: Mapping[str, Any] | None = None,
-              operation_id: str | None = None, timeout: float | None = None) -> Doc:
+              operation_id: str | None = None, timeout: float | None = None) -> R:
         """Fold duplicates into a target: ``record`` and ``superseded_ids``."""
         return self._do("Merge", operation_id, timeout, scope=scope, target_id=target_id,
                         source_ids=list(source_ids), strategy=strategy,
@@ -349,7 +339,7 @@ class Client:
 
     def compact(self, ids: Iterable[str], summary: Mapping[str, Any], *,
                 disposition: str | None = None, scope: Mapping[str, Any] | None = None,
-                operation_id: str | None = None, timeout: float | None = None) -> Doc:
+                operation_id: str | None = None, timeout: float | None = None) -> R:
         """Replace records with a summary record: ``summary`` and ``compacted_ids``."""
         return self._do("Compact", operation_id, timeout, scope=scope, ids=list(ids),
                         summary=dict(summary), disposition=disposition)
@@ -357,7 +347,7 @@ class Client:
     def review(self, id: str, decision: str, *, patch: Mapping[str, Any] | None = None,
                reviewer: str | None = None, reason: str | None = None,
                scope: Mapping[str, Any] | None = None, operation_id: str | None = None,
-               timeout: float | None = None) -> Doc:
+               timeout: float | None = None) -> R:
         """Approve, reject or amend a staged record: ``record``."""
         return self._do("Review", operation_id, timeout, scope=scope, id=id, decision=decision,
                         patch=dict(patch) if patch is not None else None, reviewer=reviewer,
@@ -366,52 +356,36 @@ class Client:
     def watch(self, *, cursor: str | None = None, consumer: str | None = None,
               filter: Mapping[str, Any] | None = None, from_start: bool | None = None,
               max_events: int | None = None, scope: Mapping[str, Any] | None = None,
-              timeout: float | None = None) -> WatchStream:
+              timeout: float | None = None) -> W:
         """Stream changes: after ``cursor``, else after the consumer's
         committed offset, else from the first kept change with
         ``from_start``, else from now. Returns once the service has fixed
         the start, so that every change made afterwards is delivered. No
         deadline unless ``timeout``."""
-        req = self._envelope({"scope": scope, "cursor": cursor, "consumer": consumer,
-                              "filter": filter, "from_start": from_start, "max_events": max_events})
+        req = envelope({"scope": scope, "cursor": cursor, "consumer": consumer,
+                        "filter": filter, "from_start": from_start, "max_events": max_events})
         data = memorywire.protobuf.encode(req, type="memorywire.v1.WatchRequest")
-        call = self.channel.unary_stream(f"/{SERVICE}/Watch")(data, metadata=self.metadata,
-                                                              timeout=timeout)
-        # The service sends its headers once the start is fixed: waiting for
-        # them makes "from now" include every change made after this returns.
-        call.initial_metadata()
-        return WatchStream(call)
+        return self._watch(Streamed("Watch", data, timeout))
 
     def commit_offset(self, consumer: str, cursor: str, *, operation_id: str | None = None,
-                      timeout: float | None = None) -> Doc:
+                      timeout: float | None = None) -> R:
         """Store how far a consumer has read: ``cursor``."""
         return self._do("CommitOffset", operation_id, timeout, consumer=consumer, cursor=cursor)
 
     def export(self, *, scope: Mapping[str, Any] | None = None, include_deleted: bool | None = None,
-               filter: Mapping[str, Any] | None = None, timeout: float | None = None) -> Iterator[Doc]:
+               filter: Mapping[str, Any] | None = None, timeout: float | None = None) -> E:
         """Every record of a scope, in insertion order."""
-        req = self._envelope({"scope": scope, "include_deleted": include_deleted, "filter": filter})
+        req = envelope({"scope": scope, "include_deleted": include_deleted, "filter": filter})
         data = memorywire.protobuf.encode(req, type="memorywire.v1.ExportRequest")
-        stream = self.channel.unary_stream(f"/{SERVICE}/Export")(
-            data, metadata=self.metadata, timeout=self.timeout if timeout is None else timeout)
-
-        def records() -> Iterator[Doc]:
-            try:
-                for message in stream:
-                    doc = memorywire.protobuf.decode(message, type="memorywire.v1.ExportResponse")
-                    yield from doc.get("records", ())
-            except grpc.RpcError as e:
-                raise service_error(e) from None
-
-        return records()
+        return self._export(Streamed("Export", data, self._deadline(timeout)))
 
     def import_(self, records: Iterable[Mapping[str, Any]], *, scope: Mapping[str, Any] | None = None,
                 mode: str | None = None, batch_size: int = 1000, operation_id: str | None = None,
-                timeout: float | None = None) -> Doc:
+                timeout: float | None = None) -> R:
         """Write records into a scope as one atomic Import, in messages of
         ``batch_size`` records; ``mode="replace"`` makes it a snapshot of
         the scope. Returns ``imported``."""
-        head = self._envelope({"scope": scope, "mode": mode}, operation_id)
+        head = envelope({"scope": scope, "mode": mode}, operation_id)
         messages: list[bytes] = []
         batch: list[Doc] = []
         for x in records:
@@ -423,14 +397,8 @@ class Client:
         if batch or not messages:
             messages.append(memorywire.protobuf.encode(dict(head, records=batch) if batch else head,
                                                        type="memorywire.v1.ImportRequest"))
-        try:
-            out = self.channel.stream_unary(f"/{SERVICE}/Import")(
-                iter(messages), metadata=self.metadata,
-                timeout=self.timeout if timeout is None else timeout)
-        except grpc.RpcError as e:
-            raise service_error(e) from None
-        return memorywire.protobuf.decode(out, type="memorywire.v1.ImportResponse")
+        return self._import(Upload(tuple(messages), self._deadline(timeout)))
 
-    def capabilities(self, *, timeout: float | None = None) -> Doc:
+    def capabilities(self, *, timeout: float | None = None) -> R:
         """What the service supports: versions, operations, features, limits."""
         return self.call("GetCapabilities", {}, timeout=timeout)
