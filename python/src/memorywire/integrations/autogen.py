@@ -33,6 +33,8 @@ try:
     from autogen_core.model_context import ChatCompletionContext
     from autogen_core.models import LLMMessage, SystemMessage
 except ImportError as _missing:  # pragma: no cover - depends on the environment
+    if not (_missing.name or "").startswith("autogen_core"):
+        raise
     raise ImportError("memorywire.integrations.autogen needs autogen-core, which has no memorywire extra "
                       "(autogen-core 0.7 pins protobuf<6, memorywire needs protobuf 7): "
                       "pip install --no-deps autogen-core==0.7.5, then its other requirements",
