@@ -48,16 +48,16 @@ from memorywire.integrations.agentscope import MemorywireLongTermMemory  # noqa:
 TOPICS = ["tea", "Lyon", "trains", "jazz", "peanuts", "window seats", "Python", "hiking", "cats", "opera"]
 
 
-class _Credential(CredentialBase):
+class _Credential(CredentialBase):  # type: ignore[misc]  # agentscope is Any outside its environment
     @classmethod
     def get_chat_model_class(cls) -> type[ChatModelBase]:
         return Echo
 
 
-class Echo(ChatModelBase):
+class Echo(ChatModelBase):  # type: ignore[misc]
     """A local model that answers at once."""
 
-    class Parameters(BaseModel):
+    class Parameters(BaseModel):  # type: ignore[misc]
         pass
 
     def __init__(self) -> None:

@@ -21,8 +21,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 # This script's folder would shadow the framework's package of the same name:
 # served.py is taken from the folder above instead.
@@ -78,7 +79,7 @@ def main() -> None:
         served = Served(Path(tmp) / "store.sqlite3")
         try:
             target = served.address
-            runs: dict[str, Callable[[], Awaitable[tuple[float, float]]]] = {
+            runs: dict[str, Callable[[], Coroutine[Any, Any, tuple[float, float]]]] = {
                 "ListMemory": lambda: measure(ListMemory, args.n, args.rounds),
                 "MemorywireMemory": lambda: measure(
                     lambda: MemorywireMemory(target, tenant=f"bench-{uuid.uuid4().hex[:8]}", user="u"),
