@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 import memorywire._extras
@@ -44,6 +45,7 @@ except ImportError as _missing:  # pragma: no cover - depends on the environment
 
 from memorywire.adapters import FORMS
 from memorywire.client import AsyncClient
+from memorywire.errors import MemorywireError
 from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ MSG = FORMS["agentscope.msg"]
 #: The kinds of record a retrieval reads: messages and every memory kind
 #: with text (a ``custom`` value is not searched as text).
 RETRIEVED_KINDS = ("message", "fact", "episode", "emotion", "summary", "block", "procedure")
+#: The longest text query of a Search (code points); a longer one is cut.
+MAX_QUERY = 8192
 Mode = Literal["static_control", "agent_control", "both"]
 
 #: Mem0Middleware's words, so that a swap changes nothing the model sees.
@@ -158,16 +162,17 @@ class MemorywireLongTermMemory(MiddlewareBase):
 
     async def _put(self, records: list[dict[str, Any]]) -> None:
         client = await self._connected()
-        async with atranslate(DeveloperOrientedException):
+        async with _translate(DeveloperOrientedException):
             await acall_with_retry(client.put, records=records, scope=self.scope, timeout=self._timeout)
 
     async def _search_texts(self, query: str, limit: int) -> list[str]:
         """The texts of the records that match ``query``, best first."""
-        if not query.strip():
+        query = query.strip()[:MAX_QUERY]
+        if not query:
             return []
         client = await self._connected()
         kinds = {"compare": {"field": "/kind", "operator": "in", "value": list(RETRIEVED_KINDS)}}
-        async with atranslate(DeveloperOrientedException):
+        async with _translate(DeveloperOrientedException):
             page = await client.search(query, filter=kinds, scope=self._search_scope(), limit=limit,
                                        timeout=self._timeout)
         texts = []
@@ -190,7 +195,8 @@ class MemorywireLongTermMemory(MiddlewareBase):
         scope: dict[str, Any] = dict(self.scope)
         if session_id:
             scope["session"] = session_id
-        records = MSG.to_records(dumps, **scope)
+        async with _translate(DeveloperOrientedException):
+            records = MSG.to_records(dumps, **scope)
         await self._put(records)
         return [r["id"] for r in records]
 
@@ -381,3 +387,14 @@ def _text_chunk(message: str) -> ToolChunk:
 
 def _error_chunk(message: str) -> ToolChunk:
     return ToolChunk(content=[TextBlock(type="text", text=message)], state=ToolResultState.ERROR)
+
+
+@asynccontextmanager
+async def _translate(kind: Callable[[str], BaseException]) -> AsyncIterator[None]:
+    """The kit's ``atranslate``, and a request refused before it is sent
+    (the codec's ValidationError, an adapter's AdapterError) as ``kind`` too."""
+    try:
+        async with atranslate(kind):
+            yield
+    except MemorywireError as e:
+        raise kind(f"memorywire client: {e}") from e

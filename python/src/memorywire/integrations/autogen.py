@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 try:
@@ -44,7 +45,7 @@ from typing_extensions import Self
 
 from memorywire.adapters import FORMS
 from memorywire.client import AsyncClient
-from memorywire.errors import ValidationError
+from memorywire.errors import MemorywireError, ValidationError
 from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate
 from memorywire.validation import validate
 
@@ -58,6 +59,8 @@ MEMORY_KINDS = ("fact", "episode", "emotion", "summary", "block", "procedure", "
 HEADING = "\nRelevant memory content (in chronological order):\n"
 #: The greatest page of a Search.
 PAGE = 1000
+#: The longest text query of a Search (code points); a longer one is cut.
+MAX_QUERY = 8192
 
 T = TypeVar("T")
 Embedder = Callable[[str], "Sequence[float] | Awaitable[Sequence[float]]"]
@@ -175,13 +178,14 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
         await self._cancellable(self._add(content), cancellation_token)
 
     async def _add(self, content: MemoryContent) -> None:
-        record = CONTENT.to_records([content.model_dump()], **self._scope)[0]
+        async with _translate(RuntimeError):
+            record = CONTENT.to_records([content.model_dump()], **self._scope)[0]
         record["id"] = f"urn:uuid:{uuid.uuid4()}"
         if self._embed is not None and record["kind"] == "fact":
             values = await self._vector(record["fact"]["text"])
             record["embeddings"] = [{"model": self._embedding_model, "dimensions": len(values), "values": values}]
         client = await self._connected()
-        async with atranslate(RuntimeError):
+        async with _translate(RuntimeError):
             await acall_with_retry(client.put, records=[record], scope=self._scope or None, timeout=self._timeout)
 
     async def query(self, query: str | MemoryContent = "", cancellation_token: CancellationToken | None = None,
@@ -198,11 +202,11 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
     async def _search(self, text: str) -> list[dict[str, Any]]:
         client = await self._connected()
         request: dict[str, Any] = {"scope": self._scope or None, "filter": self._filter(), "timeout": self._timeout}
-        text = text.strip()
+        text = text.strip()[:MAX_QUERY]
         if not text:  # every memory, in insertion order (score 0, then sequence)
             hits: list[dict[str, Any]] = []
             cursor = None
-            async with atranslate(RuntimeError):
+            async with _translate(RuntimeError):
                 while True:
                     page = await client.search(limit=PAGE, cursor=cursor, **request)
                     hits.extend(page.get("hits", []))
@@ -213,7 +217,7 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
             request["vector"] = {"model": self._embedding_model, "values": await self._vector(text)}
         else:
             request["text"] = text
-        async with atranslate(RuntimeError):
+        async with _translate(RuntimeError):
             page = await client.search(limit=self._k, min_score=self._score_threshold, **request)
         found: list[dict[str, Any]] = page.get("hits", [])
         return found
@@ -235,7 +239,7 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
     async def clear(self) -> None:
         """Delete every memory of the scope (the records ``query`` reads)."""
         client = await self._connected()
-        async with atranslate(RuntimeError):
+        async with _translate(RuntimeError):
             await acall_with_retry(client.delete, filter=self._filter(), scope=self._scope or None,
                                    timeout=self._timeout)
 
@@ -299,3 +303,14 @@ def _message_text(message: LLMMessage) -> str:
         elif isinstance(getattr(element, "content", None), str):  # a FunctionExecutionResult
             texts.append(element.content)
     return "\n".join(texts)
+
+
+@asynccontextmanager
+async def _translate(kind: Callable[[str], BaseException]) -> AsyncIterator[None]:
+    """The kit's ``atranslate``, and a request refused before it is sent
+    (the codec's ValidationError, an adapter's AdapterError) as ``kind`` too."""
+    try:
+        async with atranslate(kind):
+            yield
+    except MemorywireError as e:
+        raise kind(f"memorywire client: {e}") from e

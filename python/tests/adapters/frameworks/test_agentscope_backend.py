@@ -447,6 +447,23 @@ def test_a_service_error_carries_its_reason(serve: Serve) -> None:
     assert isinstance(caught.value.__cause__, ServiceError)
 
 
+def test_a_request_refused_before_it_is_sent_is_the_same_error(serve: Serve) -> None:
+    memory = MemorywireLongTermMemory(serve.target, tenant=serve.tenant(), user_id="u")
+    with pytest.raises(DeveloperOrientedException, match="memorywire client: .*/scope/session"):
+        run(memory.record([UserMsg("user", "x")], session_id="s" * 300))
+
+
+def test_a_long_input_is_searched_by_its_beginning(serve: Serve) -> None:
+    async def go() -> None:
+        memory = MemorywireLongTermMemory(serve.target, tenant=serve.tenant(), user_id="u", mode="static_control")
+        await memory.record([UserMsg("user", "I collect stamps.")])
+        model = ScriptedModel("Nice.")
+        await (await make_agent(memory, model)).reply(UserMsg("user", "stamps " + "x" * 20_000))
+        assert "- I collect stamps." in memory_notes(model.calls[-1])[0].splitlines()
+        await memory.close()
+    run(go())
+
+
 class LosingClient(AsyncClient):
     """Does the first Put, then answers it with UNAVAILABLE: a lost response."""
 

@@ -417,6 +417,25 @@ def test_a_service_error_carries_its_reason(serve: Serve) -> None:
         assert isinstance(caught.value.__cause__, ServiceError)
 
 
+def test_a_request_refused_before_it_is_sent_is_the_same_error(serve: Serve) -> None:
+    memory = mw(serve)
+    with pytest.raises(RuntimeError, match="memorywire client: .*NOT_REPRESENTABLE"):
+        run(memory.add(MemoryContent(content={"tags": {"a", "b"}}, mime_type=MemoryMimeType.JSON)))
+
+
+def test_a_query_longer_than_the_service_takes_is_cut(serve: Serve) -> None:
+    async def go() -> None:
+        memory = mw(serve)
+        await memory.add(MemoryContent(content="The user collects stamps.", mime_type=MemoryMimeType.TEXT))
+        long = "stamps " + "x" * 20_000
+        assert [r.content for r in (await memory.query(long)).results] == ["The user collects stamps."]
+        context = UnboundedChatCompletionContext()
+        await context.add_message(UserMessage(content=long, source="user"))
+        assert len((await memory.update_context(context)).memories.results) == 1
+        await memory.close()
+    run(go())
+
+
 def test_a_scope_the_service_would_refuse_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match="/user: 300 characters"):
         MemorywireMemory("127.0.0.1:1", user="u" * 300)
