@@ -141,6 +141,8 @@ def run_child(args: list[str], distributions: set[str], stdin: bytes = b"") -> t
 def codec_modules() -> list[str]:
     parts = tuple(p for ps in EXTRA_PARTS.values() for p in ps)
     names = [m.name for m in pkgutil.walk_packages(memorywire.__path__, "memorywire.")]
+    # The framework backends need the service extra and their framework.
+    parts += ("memorywire.integrations.",)
     return sorted(n for n in names if not n.startswith(parts) and not n.endswith("__main__"))
 
 
