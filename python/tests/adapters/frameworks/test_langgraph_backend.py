@@ -257,6 +257,35 @@ def test_search_filters_side_by_side(make: Callable[..., BaseStore]) -> None:
     assert out[12] == ["doc1", "doc2", "doc3", "doc4"] and out[13] == ["doc1", "doc2", "doc3"]
 
 
+def test_namespaces_and_filter_values_are_literal_side_by_side(make: Callable[..., BaseStore]) -> None:
+    """SqliteStore's tests of prefixes, labels and filter values (segment
+    boundaries, LIKE and GLOB characters, case, newlines, quotes, NaN,
+    infinities, integers beyond 64 bits), against InMemoryStore."""
+    def scenario(store: BaseStore) -> list[Any]:
+        for ns in [("foo",), ("foo", "child", "deep"), ("foobar", "baz"), ("foo2",), ("user_1",), ("userX1",),
+                   ("a%b",), ("axxb",), ("star*",), ("starX",), ("Foo",), ("users", "alice"), ("users", "alice\n"),
+                   ("uid", "users", "malice"), ("uid", "a", "b", "alice")]:
+            store.put(ns, "k", {"v": 1})
+        out: list[Any] = [sorted(i.namespace for i in store.search(prefix, limit=100))
+                          for prefix in [("foo",), ("fo",), ("user_1",), ("a%b",), ("star*",), ("Foo",), ()]]
+        out += [store.list_namespaces(**c) for c in [
+            {"prefix": ("foo",)}, {"suffix": ("alice",)}, {"prefix": ("uid", "*", "alice")},
+            {"prefix": ("users", "alice")}, {"suffix": ("alice\n",)}]]
+        store.put(("docs",), "d1", {"access": "public", "title": "O'Brien's Document", "price": 10})
+        store.put(("docs",), "d2", {"access": "private", "price": 20, "active": False})
+        store.put(("docs",), "d3", {"access": "public", "price": -10, "active": True})
+        for flt in [{"access": "public' OR '1'='1"}, {"access": "public\x00"}, {"title": "O'Brien's Document"},
+                    {"price": {"$lt": float("inf")}}, {"price": {"$gt": float("-inf")}},
+                    {"price": {"$eq": float("nan")}}, {"price": {"$lt": 10**100}}, {"price": {"$lt": 0}},
+                    {"active": True}, {"active": False}, {"access-level": "x"}, {"123abc": "ok"}]:
+            out.append([i.key for i in store.search(("docs",), filter=flt)])
+        return out
+
+    out = side_by_side(make, scenario)
+    assert out[0] == [("foo",), ("foo", "child", "deep")] and out[1] == [] and out[5] == [("Foo",)]
+    assert out[7] == [("foo",), ("foo", "child", "deep")] and out[11] == [("users", "alice\n")]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_unsupported_operator(make: Callable[..., BaseStore], kind: str) -> None:
     store = make(kind)
