@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import math
 import random
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, defaultdict
@@ -721,3 +723,11 @@ def test_clients_given_and_their_ownership(served: Serve, tmp_path: Path) -> Non
     assert asyncio.run(run()) == ["k", "k2"]
     with pytest.raises(TypeError):
         MemorywireStore(42)  # type: ignore[arg-type]
+
+
+def test_without_langgraph_the_import_names_the_extra() -> None:
+    code = ("import sys; sys.modules['langgraph'] = None\n"
+            "try:\n    import memorywire.integrations.langgraph\n"
+            "except ImportError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'memorywire[langgraph]'" in done.stdout
