@@ -14,6 +14,7 @@ MODULES = {
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
     "langgraph": frozenset({"langgraph", "langchain_core"}),
+    "agentscope": frozenset({"agentscope"}),
 }
 
 
