@@ -13,6 +13,7 @@ MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
+    "agency-swarm": frozenset({"agency_swarm", "agents"}),
 }
 
 
