@@ -106,7 +106,8 @@ def main() -> None:
             served.stop()
     print(f"save, then load, of a growing Agency Swarm thread: median of {args.repeat} rounds, in ms")
     print("baseline: a list-in-memory callback pair (deep copies); ratio: memorywire / baseline")
-    print(f"{'messages':>9} {'save base':>10} {'save mw':>9} {'ratio':>7} {'load base':>10} {'load mw':>9} {'ratio':>7}")
+    print(f"{'messages':>9} {'save base':>10} {'save mw':>9} {'ratio':>7} "
+          f"{'load base':>10} {'load mw':>9} {'ratio':>7}")
     for k in at:
         cells = []
         for part in (0, 1):

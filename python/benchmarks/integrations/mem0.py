@@ -94,7 +94,8 @@ def main() -> None:
     print(f"mem0 vector store per turn, {args.dims} dimensions: median of {args.repeat} rounds, in ms")
     print("add turn: search top 10 by user_id + insert one; search: top 60 by user_id")
     print("baseline: mem0's Qdrant store, in-memory QdrantClient; ratio: memorywire / baseline")
-    print(f"{'memories':>9} {'add base':>9} {'add mw':>8} {'ratio':>7} {'search base':>12} {'search mw':>10} {'ratio':>7}")
+    print(f"{'memories':>9} {'add base':>9} {'add mw':>8} {'ratio':>7} "
+          f"{'search base':>12} {'search mw':>10} {'ratio':>7}")
     for k in at:
         cells = []
         for part, width in ((0, (9, 8)), (1, (12, 10))):
