@@ -138,8 +138,12 @@ def run_child(args: list[str], distributions: set[str], stdin: bytes = b"") -> t
     return done.returncode, out, done.stderr.decode(), used
 
 
+#: The framework backends: the service extra and a framework each, so no part of the codec.
+INTEGRATIONS = ("memorywire.integrations",)
+
+
 def codec_modules() -> list[str]:
-    parts = tuple(p for ps in EXTRA_PARTS.values() for p in ps)
+    parts = (*(p for ps in EXTRA_PARTS.values() for p in ps), *INTEGRATIONS)
     names = [m.name for m in pkgutil.walk_packages(memorywire.__path__, "memorywire.")]
     return sorted(n for n in names if not n.startswith(parts) and not n.endswith("__main__"))
 
