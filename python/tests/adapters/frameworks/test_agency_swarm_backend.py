@@ -7,6 +7,7 @@ retries."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import os
@@ -23,7 +24,13 @@ from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
 from live import Serve
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
 from memorywire.adapters import FORMS
 from memorywire.client import Client
@@ -216,8 +223,11 @@ class Scripted(Model):
         self.inputs.append(kwargs.get("input", args[1] if len(args) > 1 else None))
         return ModelResponse(output=self.turns.pop(0), usage=Usage(), response_id=None)
 
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("the test does not stream")
+    async def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        self.inputs.append(kwargs.get("input", args[1] if len(args) > 1 else None))
+        response = Response(id="resp_scripted", created_at=0, model="scripted", object="response",
+                            output=self.turns.pop(0), parallel_tool_calls=False, tool_choice="auto", tools=[])
+        yield ResponseCompletedEvent(response=response, sequence_number=0, type="response.completed")
 
 
 def say(mid: str, text: str) -> ResponseOutputMessage:
@@ -275,6 +285,35 @@ def test_an_agency_remembers_both_threads_across_a_restart(memorywire_serve: Ser
         assert third.load() == second.thread_manager.get_all_messages()
 
 
+def test_a_streamed_run_is_stored_after_every_save(memorywire_serve: Serve) -> None:
+    """Streaming saves after every event and then rebuilds the run's tail: each save is what loads."""
+    tenant = memorywire_serve.tenant()
+    checks = []
+
+    class Checked(MemorywireThreads):
+        def save(self, messages: list[dict[str, Any]]) -> None:
+            super().save(messages)
+            with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-s") as fresh:
+                checks.append(fresh.load() == messages)
+
+    threads = Checked(memorywire_serve.target, tenant=tenant, chat_id="chat-s", timeout=TIMEOUT)
+    made, ceo, _ = agency(threads, [[send("call_1", "Fix it")], [say("msg_c1", "Done.")], [say("msg_c2", "Yes.")]],
+                          [[say("msg_d1", "Fixed.")]])
+
+    async def run(text: str) -> None:
+        async for _ in made.get_response_stream(text):
+            pass
+
+    asyncio.run(run("Please fix the bug."))
+    asyncio.run(run("Is it done?"))
+    assert "Please fix the bug." in text_of(ceo.inputs[2])
+    assert len(checks) > 6 and all(checks)
+    saved = made.thread_manager.get_all_messages()
+    threads.close()
+    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-s") as again:
+        assert again.load() == saved
+
+
 # -- read by other frameworks -----------------------------------------------------------------------
 
 def test_the_user_thread_and_the_agent_thread_stay_apart_elsewhere(memorywire_serve: Serve) -> None:
@@ -303,6 +342,25 @@ def test_the_user_thread_and_the_agent_thread_stay_apart_elsewhere(memorywire_se
     lc = FORMS["langchain.messages_to_dict"].from_records([r for r in between if r["kind"] == "message"])
     assert [m["type"] for m in lc] == ["human", "ai"]
     assert lc[0]["data"]["content"] == "Fix the login bug"
+
+
+def test_a_conversation_of_another_framework_is_loaded_and_kept(memorywire_serve: Serve) -> None:
+    tenant = memorywire_serve.tenant()
+    items = [{"role": "user", "content": "Hello from the Agents SDK."},
+             {"id": "msg_x", "type": "message", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]}]
+    foreign = FORMS["openai_agents.session_item"].to_records(items, session="chat-1")
+    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-1") as t:
+        t.client.put(foreign, scope={"session": "chat-1"})
+        loaded = t.load()
+        assert [m.get("content") for m in loaded][0] == "Hello from the Agents SDK."
+        assert all(m["callerAgent"] is None for m in loaded)  # the user thread of the agency
+        t.save(loaded + THREAD)
+        records = t.client.history(scope=t.scope)["records"]
+    assert [r["id"] for r in records[:2]] == [r["id"] for r in foreign]  # kept as they were written
+    assert [r["revision"] for r in records[:2]] == [1, 1]
+    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-1") as again:
+        assert again.load() == loaded + THREAD
 
 
 # -- errors -----------------------------------------------------------------------------------------
