@@ -6,6 +6,7 @@ errors and retries."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -24,7 +25,7 @@ from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E4
 from langchain_core.messages import AIMessage  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from live import Serve  # noqa: E402
-from mem0 import Memory  # noqa: E402
+from mem0 import AsyncMemory, Memory  # noqa: E402
 from mem0.exceptions import VectorStoreError  # noqa: E402
 from mem0.vector_stores.qdrant import Qdrant  # noqa: E402
 from qdrant_client import QdrantClient  # noqa: E402
@@ -268,6 +269,32 @@ def test_memory_remembers_across_adds_and_a_restart(memorywire_serve: Serve, tmp
     assert got["attributed_to"] == "user"
     assert len(again.get_all(filters={"user_id": "alice"})["results"]) == 2
     assert again.get_all(filters={"user_id": "bob"})["results"] == []
+    # update, delete and reset go through the same store
+    again.update(got["id"], "Alice lives in Lyon.")
+    assert again.get(got["id"])["memory"] == "Alice lives in Lyon."
+    again.delete(got["id"])
+    assert again.get(got["id"]) is None
+    assert [r["memory"] for r in again.get_all(filters={"user_id": "alice"})["results"]] == ["Alice is vegetarian."]
+    again.reset()
+    assert again.get_all(filters={"user_id": "alice"})["results"] == []
+
+
+def test_async_memory_uses_the_same_store(memorywire_serve: Serve, tmp_path: Path) -> None:
+    """AsyncMemory calls the store in worker threads (asyncio.to_thread): the blocking client serves them."""
+    tenant = memorywire_serve.tenant()
+    llm = Scripted(facts=[["Alice is vegetarian."], ["Alice lives in Paris."]], prompts=[])
+    config = memory(memorywire_serve.target, tenant, tmp_path / "history.db", llm).config
+
+    async def run() -> list[str]:
+        m = AsyncMemory(config)
+        await m.add("I am vegetarian.", user_id="alice")
+        await m.add("I live in Paris.", user_id="alice")
+        found = await m.search("Where in Paris Alice lives?", filters={"user_id": "alice"})
+        return [r["memory"] for r in found["results"]]
+
+    found = asyncio.run(run())
+    assert found[0] == "Alice lives in Paris." and "Alice is vegetarian." in found
+    assert "Alice is vegetarian." in llm.prompts[1]
 
 
 def test_other_frameworks_read_the_memories(memorywire_serve: Serve, tmp_path: Path) -> None:
