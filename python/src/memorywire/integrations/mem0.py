@@ -194,7 +194,7 @@ def _condition(key: str, value: Any) -> Json | None:
     for op in ("eq", "ne", "in", "nin"):
         if op in value:
             return _leaf(key, op, value[op])
-    return None  # contains, icontains: checked on the payloads (_matches)
+    return None  # contains, icontains: checked on the payloads (_plan)
 
 
 def _filter(filters: Mapping[str, Any] | None) -> Json | None:
@@ -222,28 +222,62 @@ def _filter(filters: Mapping[str, Any] | None) -> Json | None:
     return must[0] if len(must) == 1 else {"all": {"filters": must}}
 
 
-def _matches(payload: Mapping[str, Any], filters: Mapping[str, Any] | None) -> bool:
-    """Whether a payload satisfies the contains and icontains conditions of
-    mem0's filters (substring matches, which a memorywire filter has no
-    operator for); every other condition the service has checked."""
-    if not filters:
-        return True
-    ok = True
+def _compares(field: Any, op: str, value: Any) -> bool:
+    if op == "eq":
+        return bool(field == value)
+    if op == "ne":
+        return bool(field != value)
+    if op == "in":
+        return field in value
+    if op == "nin":
+        return field not in value
+    if op in ("contains", "icontains"):
+        if not isinstance(field, str):
+            return False
+        return str(value).lower() in field.lower() if op == "icontains" else str(value) in field
+    try:
+        return bool({"gt": field > value, "gte": field >= value, "lt": field < value, "lte": field <= value}[op])
+    except TypeError:
+        return False
+
+
+def _holds(payload: Mapping[str, Any], filters: Mapping[str, Any]) -> bool:
+    """Whether a payload satisfies mem0's filters, evaluated here: for
+    filters with contains or icontains (substring matches, which no
+    memorywire operator tests) inside OR or NOT."""
     for key, value in _normalized(filters).items():
         if key == "AND":
-            ok = ok and all(_matches(payload, x) for x in value)
+            ok = all(_holds(payload, x) for x in value)
         elif key == "OR":
-            subs = [x for x in value if _has_text_match(x)]
-            ok = ok and (not subs or len(subs) < len(value) or any(_matches(payload, x) for x in subs))
+            ok = any(_holds(payload, x) for x in value)
         elif key == "NOT":
-            ok = ok and not any(_has_text_match(x) and _matches(payload, x) for x in value)
-        elif isinstance(value, Mapping) and ({"contains", "icontains"} & set(value)):
-            field = payload.get(key)
-            if "icontains" in value:
-                ok = ok and isinstance(field, str) and str(value["icontains"]).lower() in field.lower()
+            ok = not any(_holds(payload, x) for x in value)
+        elif not isinstance(value, Mapping):
+            if value == "*":
+                ok = True
+            elif isinstance(value, list):
+                ok = key in payload and payload[key] in value
             else:
-                ok = ok and isinstance(field, str) and str(value["contains"]) in field
-    return ok
+                ok = key in payload and payload[key] == value
+        elif {"ne", "nin"} & set(value):  # these hold for a missing member, as the service's ne does
+            ok = all(_compares(payload.get(key), op, v) for op, v in value.items())
+        else:
+            ok = key in payload and all(_compares(payload[key], op, v) for op, v in value.items())
+        if not ok:
+            return False
+    return True
+
+
+def _plan(filters: Mapping[str, Any] | None) -> tuple[Json | None, Mapping[str, Any] | None]:
+    """The memorywire filter the service applies, and the mem0 filters left
+    to check on each payload (None: none). Without contains or icontains the
+    service applies all; with them, it applies the plain conditions of the
+    top level (a conjunction), and every result is checked here."""
+    if not _has_text_match(filters):
+        return _filter(filters), None
+    assert filters is not None
+    plain = {k: v for k, v in _normalized(filters).items() if k not in ("AND", "OR", "NOT")}
+    return _filter(plain), filters
 
 
 # -- the store --------------------------------------------------------------------------------------
@@ -305,16 +339,15 @@ class MemorywireVectorStore(VectorStoreBase):
     def _hits(self, *, filters: Mapping[str, Any] | None, limit: int, **query: Any) -> list[tuple[Json, float]]:
         """Search results in order, the contains conditions of ``filters``
         applied, at most ``limit``."""
-        flt = _filter(filters)
-        post = _has_text_match(filters)
+        flt, post = _plan(filters)
         out: list[tuple[Json, float]] = []
         cursor = None
         with translate(VectorStoreError):
             while len(out) < limit:
                 page = self.client.search(filter=flt, scope=self.scope, cursor=cursor,
-                                          limit=PAGE if post else min(limit - len(out), PAGE), **query)
+                                          limit=PAGE if post is not None else min(limit - len(out), PAGE), **query)
                 for hit in page.get("hits", []):
-                    if post and not _matches(self._out(hit["record"], None).payload or {}, filters):
+                    if post is not None and not _holds(self._out(hit["record"], None).payload or {}, post):
                         continue
                     out.append((hit["record"], hit.get("score", 0.0)))
                 cursor = page.get("next_cursor")

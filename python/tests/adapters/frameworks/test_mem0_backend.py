@@ -114,6 +114,8 @@ FILTERS: list[dict[str, Any]] = [
     {"data": {"contains": "number 5"}},
     {"data": {"icontains": "MEMORY NUMBER 6"}, "user_id": "bob"},
     {"priority": [2, 3]},
+    {"$or": [{"priority": 1}, {"data": {"contains": "number 5"}}]},
+    {"NOT": [{"data": {"contains": "number 5"}}], "user_id": "alice"},
 ]
 
 
@@ -123,6 +125,7 @@ def test_filters_select_the_same_vectors(store: Any, filters: dict[str, Any]) ->
     expected = {
         0: [1, 3, 5, 7], 1: [3], 2: [2, 3, 4, 5], 3: [1, 4, 7], 4: [0, 2, 3, 5, 6], 5: [0, 1, 2, 3, 5, 6, 7],
         6: [0, 2, 4, 6], 7: [1, 6], 8: [1, 3, 5, 7], 9: [3, 5, 7], 10: [5], 11: [6], 12: [2, 3],
+        13: [1, 5], 14: [1, 3, 7],
     }[FILTERS.index(filters)]
     listed = rows(store.list(filters=filters, top_k=100))
     assert sorted(str(r.id) for r in listed) == [IDS[n] for n in expected]
