@@ -33,6 +33,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import grpc
 import orjson
 
 import memorywire._extras
@@ -117,7 +118,7 @@ class MemorywireThreads:
     """
 
     def __init__(self, service: str | Client, *, chat_id: str, tenant: str | None = None,
-                 user: str | None = None, token: str | None = None, credentials: Any = None,
+                 user: str | None = None, token: str | None = None, credentials: grpc.ChannelCredentials | None = None,
                  timeout: float | None = DEFAULT_TIMEOUT, retry: Retry = DEFAULT_RETRY) -> None:
         if not isinstance(chat_id, str) or not chat_id:
             raise ValueError("chat_id is a non-empty string")

@@ -352,13 +352,17 @@ def test_a_conversation_of_another_framework_is_loaded_and_kept(memorywire_serve
     foreign = FORMS["openai_agents.session_item"].to_records(items, session="chat-1")
     with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-1") as t:
         t.client.put(foreign, scope={"session": "chat-1"})
+        t.client.put({"id": "fact-1", "kind": "fact", "fact": {"text": "The user likes tea."}},
+                     scope={"session": "chat-1"})  # no thread message: not loaded, not deleted
         loaded = t.load()
+        assert len(loaded) == 2
         assert [m.get("content") for m in loaded][0] == "Hello from the Agents SDK."
         assert all(m["callerAgent"] is None for m in loaded)  # the user thread of the agency
         t.save(loaded + THREAD)
         records = t.client.history(scope=t.scope)["records"]
     assert [r["id"] for r in records[:2]] == [r["id"] for r in foreign]  # kept as they were written
     assert [r["revision"] for r in records[:2]] == [1, 1]
+    assert [r["id"] for r in records if r["kind"] == "fact"] == ["fact-1"]
     with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="chat-1") as again:
         assert again.load() == loaded + THREAD
 
