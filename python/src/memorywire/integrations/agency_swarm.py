@@ -31,9 +31,8 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import grpc
 import orjson
 
 import memorywire._extras
@@ -51,6 +50,9 @@ from memorywire.adapters._kit import ID_NAMESPACE, check_scope
 from memorywire.adapters.agency_swarm import THREAD_MESSAGE, _encode_message
 from memorywire.client import Client
 from memorywire.integrations._kit import DEFAULT_RETRY, DEFAULT_TIMEOUT, Retry, call_with_retry, connect, translate
+
+if TYPE_CHECKING:
+    import grpc
 
 __all__ = ["MemorywireThreads", "ThreadPersistenceError"]
 
