@@ -13,36 +13,15 @@ import pathlib
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 import memorywire
+from memorywire.service.process import ServeProcess
 
 BIN = pathlib.Path(sys.executable).parent
 
 
 #: Each token and the tenants it covers; the conformance suite's token covers every tenant.
 TOKENS = {"acme-demo-token": ["acme"], "globex-demo-token": ["globex"], "conformance-demo-token": "*"}
-
-
-def start(store: pathlib.Path, tokens: pathlib.Path) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [str(BIN / "memorywire"), "serve", "--listen", "127.0.0.1:0", "--store", str(store),
-         "--tokens", str(tokens)],
-        stderr=subprocess.PIPE, text=True)
-    assert server.stderr is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = server.stderr.readline()
-        if not line:
-            break
-        event = json.loads(line)
-        if event.get("event") == "listening":
-            # Keep reading its log, so that the server never blocks on a full pipe.
-            threading.Thread(target=server.stderr.read, daemon=True).start()
-            return server, event["address"]
-    server.kill()
-    sys.exit("memorywire serve did not start")
 
 
 def tour(target: str) -> None:
@@ -84,8 +63,8 @@ def main() -> int:
         tokens.write_text(json.dumps(TOKENS), "utf-8")
         token_file = pathlib.Path(folder) / "conformance-token"
         token_file.write_text("conformance-demo-token\n", "utf-8")
-        server, target = start(store, tokens)
-        try:
+        with ServeProcess(store, ["--tokens", str(tokens)]) as server:
+            target = server.target
             print(f"memorywire serve on {target}, store {store.name} (SQLite), bearer tokens")
             tour(target)
             print()
@@ -94,9 +73,6 @@ def main() -> int:
                                    "--level", "recommended", "--token-file", str(token_file)],
                                   check=False)
             return done.returncode
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 if __name__ == "__main__":

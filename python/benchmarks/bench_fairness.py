@@ -31,7 +31,7 @@ from memorywire.client import Client, ServiceError, service_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from served import Served  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 SERVICE = "/memorywire.v1.MemoryService"
 MIB = 1 << 20
@@ -182,28 +182,28 @@ class Abuse:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memorywire-fair-") as tmp:
-        server = Served(Path(tmp) / "store.sqlite3",
-                        ["--no-warm", "--stream-stall-timeout", str(args.stall),
+        server = ServeProcess(Path(tmp) / "store.sqlite3",
+                        ["--quiet", "--no-warm", "--stream-stall-timeout", str(args.stall),
                          "--max-import-mib", str(args.max_import_mib)])
         try:
-            log(f"fairness: server at {server.address}; seeding {args.seed_mib} MiB for the abuser")
-            seed(server.address, args.seed_mib)
-            rss = {"seeded": server.rss()}
+            log(f"fairness: server at {server.target}; seeding {args.seed_mib} MiB for the abuser")
+            seed(server.target, args.seed_mib)
+            rss = {"seeded": server.rss_mib()}
             log(f"fairness: the other tenant alone for {args.seconds:g} s")
-            idle, idle_errors = victim(server.address, args.seconds, args.clients)
-            rss["idle"] = server.rss()
-            abuse = Abuse(server.address, args)
+            idle, idle_errors = victim(server.target, args.seconds, args.clients)
+            rss["idle"] = server.rss_mib()
+            abuse = Abuse(server.target, args)
             log(f"fairness: {args.exports} unread Exports, {args.watches} unread Watches, "
                 f"{args.stalled_imports} stalled Imports, an Import of {args.import_mib} MiB")
             abuse.start()
             time.sleep(0.5)
-            loaded, loaded_errors = victim(server.address, args.seconds, args.clients)
-            rss["abused"] = server.rss()
+            loaded, loaded_errors = victim(server.target, args.seconds, args.clients)
+            rss["abused"] = server.rss_mib()
             # the stalled streams are ended by the server within the stall timeout
             time.sleep(args.stall + 1.5)
             abuse.end()
             time.sleep(1.0)
-            rss["after"] = server.rss()
+            rss["after"] = server.rss_mib()
             stalled = Counter(f"{e['method']}:{e['reason']}" for e in server.lines
                               if e.get("event") == "call" and e.get("reason") == "UNAVAILABLE")
             report = {

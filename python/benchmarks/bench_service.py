@@ -56,10 +56,10 @@ from memorywire.client import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from served import Served  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 # --no-warm: the first queries load the indexes, and are timed apart.
-SERVE_FLAGS = ["--max-workers", "64", "--no-warm"]
+SERVE_FLAGS = ["--quiet", "--max-workers", "64", "--no-warm"]
 
 SPEC = "1.0"
 
@@ -88,13 +88,13 @@ def vector(rng: random.Random, dims: int) -> list[float]:
 
 
 def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = Served(workdir / "load.sqlite3", SERVE_FLAGS)
+    server = ServeProcess(workdir / "load.sqlite3", SERVE_FLAGS)
     dims = 32
     words = ("window seat vegetarian flight hotel meeting report budget launch review design "
              "deadline invoice travel coffee music garden").split()
     try:
-        log(f"load: server at {server.address}; seeding 2000 records")
-        with Client(server.address, tenant="bench") as mw:
+        log(f"load: server at {server.target}; seeding 2000 records")
+        with Client(server.target, tenant="bench") as mw:
             rng = random.Random(1)
             for start in range(0, 2000, 500):
                 mw.put([{"id": f"seed-{i}", "kind": "fact",
@@ -112,7 +112,7 @@ def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         def client(n: int) -> None:
             rng = random.Random(100 + n)
             mine: dict[str, list[float]] = defaultdict(list)
-            with Client(server.address, tenant="bench", timeout=30) as mw:
+            with Client(server.target, tenant="bench", timeout=30) as mw:
                 barrier.wait()
                 i = 0
                 while time.monotonic() < deadline:
@@ -205,10 +205,10 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     else:
         log(f"vector: writing {args.records} records x {args.dims} dimensions")
         load = build_store(path, args.records, args.dims)
-    server = Served(path, SERVE_FLAGS)
+    server = ServeProcess(path, SERVE_FLAGS)
     try:
         rng = random.Random(11)
-        with Client(server.address, tenant="bench", timeout=120) as mw:
+        with Client(server.target, tenant="bench", timeout=120) as mw:
             started = time.perf_counter()
             first = mw.search(vector={"model": "bench", "values": vector(rng, args.dims)})
             cold = time.perf_counter() - started
@@ -249,13 +249,13 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 
 def run_tenants(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = Served(workdir / "tenants.sqlite3", SERVE_FLAGS)
+    server = ServeProcess(workdir / "tenants.sqlite3", SERVE_FLAGS)
     try:
         log(f"tenants: one Put in each of {args.tenants} new tenants")
         latencies: list[float] = []
         deadline = time.monotonic() + max(60.0, args.seconds * 6)
         while len(latencies) < args.tenants and time.monotonic() < deadline:
-            with Client(server.address, tenant=f"tenant-{len(latencies)}", timeout=120) as mw:
+            with Client(server.target, tenant=f"tenant-{len(latencies)}", timeout=120) as mw:
                 mw.capabilities()  # connected before the clock starts
                 t0 = time.perf_counter()
                 mw.put({"id": "f", "kind": "fact", "fact": {"text": "The user prefers window seats."}})

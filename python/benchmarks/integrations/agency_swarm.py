@@ -40,11 +40,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 # This script's name is its framework's: its own folder must not hide the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
-
-from served import Served  # noqa: E402
 
 from memorywire.integrations.agency_swarm import MemorywireThreads  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 DATA = HERE.parents[1] / "tests" / "adapters" / "data" / "agency_swarm.thread_message" / "agency_run.json"
 
@@ -94,12 +92,12 @@ def main() -> None:
     at = sorted({1, 10, args.n // 2, args.n})
     thread = messages(args.n)
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(Path(tmp) / "store.sqlite3")
+        served = ServeProcess(Path(tmp) / "store.sqlite3", ["--quiet"])
         try:
             rounds: dict[str, list[dict[int, tuple[float, float]]]] = {"baseline": [], "memorywire": []}
             for r in range(args.repeat):
                 rounds["baseline"].append(steps(ListThreads, thread, at))
-                ours = functools.partial(MemorywireThreads, served.address, tenant=f"bench-{r}", chat_id="chat")
+                ours = functools.partial(MemorywireThreads, served.target, tenant=f"bench-{r}", chat_id="chat")
                 rounds["memorywire"].append(steps(ours, thread, at))
         finally:
             served.stop()

@@ -28,11 +28,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-# This script's folder would shadow the framework's package of the same name:
-# served.py is taken from the folder above instead.
+# This script's folder would shadow the framework's package of the same name.
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
 
 from agentscope.agent import Agent  # noqa: E402
 from agentscope.credential import CredentialBase  # noqa: E402
@@ -41,9 +39,9 @@ from agentscope.message import Msg, TextBlock, UserMsg  # noqa: E402
 from agentscope.middleware import MiddlewareBase  # noqa: E402
 from agentscope.model import ChatModelBase, ChatResponse  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
-from served import Served  # noqa: E402
 
 from memorywire.integrations.agentscope import MemorywireLongTermMemory  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 TOPICS = ["tea", "Lyon", "trains", "jazz", "peanuts", "window seats", "Python", "hiking", "cats", "opera"]
 
@@ -123,9 +121,9 @@ def main() -> None:
                 "record": statistics.median(record), "retrieve": statistics.median(retrieve)}
 
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(Path(tmp) / "store.sqlite3")
+        served = ServeProcess(Path(tmp) / "store.sqlite3", ["--quiet"])
         try:
-            out = asyncio.run(rounds(served.address))
+            out = asyncio.run(rounds(served.target))
         finally:
             served.stop()
     if args.json:

@@ -25,18 +25,16 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-# This script's folder would shadow the framework's package of the same name:
-# served.py is taken from the folder above instead.
+# This script's folder would shadow the framework's package of the same name.
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
 
 from autogen_core.memory import ListMemory, Memory, MemoryContent, MemoryMimeType  # noqa: E402
 from autogen_core.model_context import UnboundedChatCompletionContext  # noqa: E402
 from autogen_core.models import UserMessage  # noqa: E402
-from served import Served  # noqa: E402
 
 from memorywire.integrations.autogen import MemorywireMemory  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 TOPICS = ["tea", "Lyon", "trains", "jazz", "peanuts", "window seats", "Python", "hiking", "cats", "opera"]
 
@@ -76,9 +74,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(Path(tmp) / "store.sqlite3")
+        served = ServeProcess(Path(tmp) / "store.sqlite3", ["--quiet"])
         try:
-            target = served.address
+            target = served.target
             runs: dict[str, Callable[[], Coroutine[Any, Any, tuple[float, float]]]] = {
                 "ListMemory": lambda: measure(ListMemory, args.n, args.rounds),
                 "MemorywireMemory": lambda: measure(

@@ -35,17 +35,16 @@ from pathlib import Path
 from typing import Any
 
 # This file is named after the framework: keep its folder off the path, so
-# that "langgraph" is the package; the shared helpers are one folder up.
+# that "langgraph" is the package.
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
 
 from langgraph.store.base import BaseStore  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 from langgraph.store.sqlite import SqliteStore  # noqa: E402
-from served import Served  # noqa: E402
 
 from memorywire.integrations.langgraph import MemorywireStore  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 
 def turn_runner(store: BaseStore, namespace: tuple[str, ...], query: bool) -> Callable[[int], None]:
@@ -74,11 +73,11 @@ def measure(store: BaseStore, turns: int, rounds: int, warm: int, query: bool) -
 
 @contextmanager
 def stores(tmp: Path) -> Iterator[dict[str, BaseStore]]:
-    served = Served(tmp / "memorywire.sqlite3")
+    served = ServeProcess(tmp / "memorywire.sqlite3", ["--quiet"])
     try:
         with SqliteStore.from_conn_string(str(tmp / "langgraph.sqlite3")) as sqlite:
             sqlite.setup()
-            memorywire = MemorywireStore(served.address, tenant="bench")
+            memorywire = MemorywireStore(served.target, tenant="bench")
             try:
                 yield {"InMemoryStore": InMemoryStore(), "SqliteStore": sqlite, "MemorywireStore": memorywire}
             finally:

@@ -39,13 +39,12 @@ os.environ["MEM0_TELEMETRY"] = "False"
 HERE = Path(__file__).resolve().parent
 # This script's name is its framework's: its own folder must not hide the package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
 
 from mem0.vector_stores.qdrant import Qdrant  # noqa: E402
 from qdrant_client import QdrantClient  # noqa: E402
-from served import Served  # noqa: E402
 
 from memorywire.integrations.mem0 import MemorywireVectorStore  # noqa: E402
+from memorywire.service.process import ServeProcess  # noqa: E402
 
 
 def turns(store: Any, n: int, dims: int, at: list[int], rng: random.Random) -> dict[int, tuple[float, float]]:
@@ -79,14 +78,14 @@ def main() -> None:
     at = sorted({10, args.n // 4, args.n // 2, args.n})
     rounds: dict[str, list[dict[int, tuple[float, float]]]] = {"baseline": [], "memorywire": []}
     with tempfile.TemporaryDirectory() as tmp:
-        served = Served(Path(tmp) / "store.sqlite3")
+        served = ServeProcess(Path(tmp) / "store.sqlite3", ["--quiet"])
         try:
             for r in range(args.repeat):
                 base = Qdrant(collection_name=f"bench{r}", embedding_model_dims=args.dims,
                               client=QdrantClient(":memory:"))
                 rounds["baseline"].append(turns(base, args.n, args.dims, at, random.Random(r)))
                 mw = MemorywireVectorStore(collection_name=f"bench{r}", embedding_model_dims=args.dims,
-                                           service=served.address, tenant=f"bench-{r}")
+                                           service=served.target, tenant=f"bench-{r}")
                 rounds["memorywire"].append(turns(mw, args.n, args.dims, at, random.Random(r)))
                 mw.close()
         finally:

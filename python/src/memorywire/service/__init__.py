@@ -8,7 +8,9 @@ over gRPC on an embedded SQLite store.
 - :mod:`memorywire.service.vectors`: exact vector ranking without native code;
 - :mod:`memorywire.service.watch`: the change log, cursors and consumer offsets;
 - :mod:`memorywire.service.server`: the gRPC binding and ``memorywire serve``
-  (also ``python -m memorywire.service``).
+  (also ``python -m memorywire.service``);
+- :mod:`memorywire.service.process`: ``memorywire serve`` as a process of its
+  own on loopback, for tests, benchmarks and demonstrations.
 
 Example::
 
