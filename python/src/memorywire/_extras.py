@@ -13,6 +13,7 @@ MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
+    "openai-agents": frozenset({"agents"}),
 }
 
 
