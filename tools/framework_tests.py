@@ -9,6 +9,8 @@ table's tests in it. Exit status 1 when any environment fails.
     python tools/framework_tests.py            # every environment
     python tools/framework_tests.py langchain  # some
     python tools/framework_tests.py --list
+    python tools/framework_tests.py --build crossframework   # build only
+    python tools/framework_tests.py --bench    # the table's benchmarks instead of its tests
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "python" / "tests" / "adapters" / "frameworks"
 ENVS = TESTS / "envs.toml"
 HOME = ROOT / ".venv-fw"
+BENCHMARKS = ROOT / "python" / "benchmarks" / "integrations"
 #: What every environment has beside its framework: the package with the
 #: service (the tests put records into a real service) and the test tools.
 BASE = ["-e", f"{ROOT / 'python'}[service]", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=6.100"]
-KEYS = {"python", "requirements", "no_deps", "tests", "env"}
+KEYS = {"python", "requirements", "no_deps", "tests", "env", "benchmarks"}
 
 
 def load() -> dict[str, dict[str, Any]]:
@@ -46,6 +49,9 @@ def load() -> dict[str, dict[str, Any]]:
         for test in table["tests"]:
             if not (TESTS / test).is_file():
                 raise SystemExit(f"{ENVS}: [{name}] names {test}, which does not exist")
+        for script in table.get("benchmarks", []):
+            if not (BENCHMARKS / script).is_file():
+                raise SystemExit(f"{ENVS}: [{name}] names {script}, which is not in {BENCHMARKS}")
     return envs
 
 
@@ -104,10 +110,23 @@ def test(name: str, table: dict[str, Any], venv: Path) -> int:
     return subprocess.run(args, check=False, cwd=ROOT, env=env).returncode
 
 
+def bench(name: str, table: dict[str, Any], venv: Path) -> int:
+    failed = 0
+    for script in table.get("benchmarks", []):
+        args = [str(venv / "bin" / "python"), str(BENCHMARKS / script)]
+        print("+", " ".join(args), flush=True)
+        failed |= subprocess.run(args, check=False, cwd=ROOT, env=dict(os.environ, **table.get("env", {}))).returncode
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="environments to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the environments and their tests")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--build", action="store_true", help="build the environments, run nothing")
+    what.add_argument("--bench", action="store_true",
+                      help="run the environments' benchmarks (python/benchmarks/integrations) instead of their tests")
     args = parser.parse_args(argv)
     envs = load()
     if args.list:
@@ -118,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no such environment: {', '.join(sorted(unknown))}")
     failed = []
-    for name in args.names or list(envs):
+    names = args.names or [n for n in envs if not args.bench or envs[n].get("benchmarks")]
+    for name in names:
         started = time.monotonic()
         print(f"== {name} ==", flush=True)
         try:
@@ -127,13 +147,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: the environment could not be built: {e}", flush=True)
             failed.append(name)
             continue
-        if test(name, envs[name], venv) != 0:
+        if args.build:
+            continue
+        if (bench if args.bench else test)(name, envs[name], venv) != 0:
             failed.append(name)
         print(f"{name}: {time.monotonic() - started:.0f} s", flush=True)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1
-    print(f"every framework environment passed ({len(args.names or envs)})")
+    print(f"every framework environment {'was built' if args.build else 'passed'} ({len(names)})")
     return 0
 
 
