@@ -35,6 +35,7 @@ except ImportError as _missing:
 import grpc
 
 from memorywire.adapters import AdapterError, Ids
+from memorywire.adapters._kit import residue_of
 from memorywire.adapters import _responses as responses
 from memorywire.adapters.openai_agents import FRAMEWORK, SESSION_ITEM
 from memorywire.client import AsyncClient
@@ -92,7 +93,7 @@ def record_items(record: Mapping[str, Any]) -> list[TResponseInputItem]:
     with no Responses form (skipped, as SQLiteSession skips a row it cannot
     read)."""
     try:
-        items: list[Any] = responses.decode_items(record, responses.residue_of(record, SESSION_ITEM), "")
+        items: list[Any] = responses.decode_items(record, residue_of(record, SESSION_ITEM), "")
     except AdapterError:
         return []
     return items
@@ -149,7 +150,8 @@ class MemorywireSession:
         with self._lock:
             client = self._clients.get(loop)
             if client is None:
-                client = self._clients[loop] = aconnect(self._service, **self._options)
+                client, _ = aconnect(self._service, **self._options)
+                self._clients[loop] = client
         return client
 
     # -- reading ------------------------------------------------------------------------------
