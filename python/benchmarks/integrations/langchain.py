@@ -35,7 +35,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from served import Served  # noqa: E402
+from served import Served  # type: ignore[import-not-found]  # noqa: E402
 
 from memorywire.integrations.langchain import MemorywireChatMessageHistory  # noqa: E402
 

@@ -31,7 +31,7 @@ from agents import SQLiteSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from served import Served  # noqa: E402
+from served import Served  # type: ignore[import-not-found]  # noqa: E402
 
 from memorywire.integrations.openai_agents import MemorywireSession  # noqa: E402
 

@@ -6,7 +6,7 @@ The one line a program changes::
     history = MemorywireChatMessageHistory("chat-7", "127.0.0.1:50051", tenant="acme")
 
 Each message added becomes one record of the ``langchain.messages`` form
-(spec/v1/adapters/langchain.md section 8): a message, tool result or, for a
+(spec/v1/adapters/langchain.md section 6): a message, tool result or, for a
 RemoveMessage, a ``custom`` record, with ``scope.session`` set to the session
 id, in insertion order. ``messages`` reads the session's History back as
 message objects, so a conversation that another framework wrote in the same

@@ -35,8 +35,8 @@ except ImportError as _missing:
 import grpc
 
 from memorywire.adapters import AdapterError, Ids
-from memorywire.adapters._kit import residue_of
 from memorywire.adapters import _responses as responses
+from memorywire.adapters._kit import residue_of
 from memorywire.adapters.openai_agents import FRAMEWORK, SESSION_ITEM
 from memorywire.client import AsyncClient
 from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate, describe

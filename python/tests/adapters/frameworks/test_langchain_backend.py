@@ -28,7 +28,7 @@ from langchain_core.chat_history import InMemoryChatMessageHistory  # noqa: E402
 from langchain_core.exceptions import LangChainException  # noqa: E402
 from langchain_core.language_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder  # noqa: E402
-from langchain_core.runnables import RunnableLambda  # noqa: E402
+from langchain_core.runnables import Runnable, RunnableLambda  # noqa: E402
 from langchain_core.runnables.history import RunnableWithMessageHistory  # noqa: E402
 from test_langchain_package import conversations  # noqa: E402
 
@@ -141,7 +141,7 @@ def test_generated_messages_match_in_memory(memorywire_serve: Any, msgs: list[An
 
 # -- RunnableWithMessageHistory, two turns, then a restart --------------------------------------
 
-def chain(seen: list[list[Any]], answers: list[str]) -> RunnableWithMessageHistory:
+def chain(seen: list[list[Any]], answers: list[str]) -> Runnable[Any, Any]:
     """A prompt, a recorder of what the model is given, and a fake model."""
     prompt = ChatPromptTemplate.from_messages([("system", "Answer briefly."), MessagesPlaceholder("history"),
                                                ("human", "{question}")])
@@ -158,7 +158,7 @@ def test_runnable_with_history_two_turns_and_a_restart(memorywire_serve: Any) ->
     tenant = memorywire_serve.tenant()
     histories: dict[str, Any] = {}
 
-    def get_session_history(session_id: str) -> MemorywireChatMessageHistory:
+    def get_session_history(session_id: str) -> Any:
         return histories.setdefault(session_id, MemorywireChatMessageHistory(
             session_id, memorywire_serve.target, tenant=tenant, timeout=TIMEOUT))
 
@@ -224,9 +224,10 @@ def test_reads_an_openai_agents_conversation(memorywire_serve: Any) -> None:
     assert [type(m).__name__ for m in got] == ["HumanMessage", "AIMessage", "AIMessage", "AIMessage", "ToolMessage",
                                                "AIMessage"]
     # A reasoning item reads as a reasoning block without its text: LangChain's
-    # reading has no place for a summary (spec/v1/adapters/langchain.md section 8).
+    # reading has no place for a summary (spec/v1/adapters/langchain.md section 6).
     assert [m.content for m in got] == ["Where is Paris?", "Let me look.", [{"type": "reasoning"}], "",
                                         "Paris: 2.1 million people", "About 2.1 million."]
+    assert isinstance(got[3], lc.AIMessage) and isinstance(got[4], lc.ToolMessage)
     assert got[3].tool_calls == [{"name": "lookup", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}]
     assert got[4].tool_call_id == "call_1"
     assert asyncio.run(history.aget_messages()) == got
@@ -318,7 +319,7 @@ class LosingClient(Client):
 
     operation_ids: list[str]
 
-    def put(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def put(self, *args: Any, **kwargs: Any) -> Any:
         self.operation_ids.append(kwargs["operation_id"])
         answer = super().put(*args, **kwargs)
         if len(self.operation_ids) == 1:

@@ -324,7 +324,7 @@ class ScriptedModel(Model):
 
     async def get_response(self, system_instructions: str | None, input: str | list[TResponseInputItem],
                            *args: Any, **kwargs: Any) -> ModelResponse:
-        self.inputs.append([input] if isinstance(input, str) else [dict(x) for x in input])  # type: ignore[misc]
+        self.inputs.append([input] if isinstance(input, str) else [dict(x) for x in input])
         return ModelResponse(output=self.outputs.pop(0), usage=Usage(), response_id=None)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[TResponseStreamEvent]:
@@ -504,7 +504,7 @@ class LosingClient(AsyncClient):
 
     operation_ids: list[str]
 
-    async def put(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def put(self, *args: Any, **kwargs: Any) -> Any:
         self.operation_ids.append(kwargs["operation_id"])
         answer = await super().put(*args, **kwargs)
         if len(self.operation_ids) == 1:
@@ -514,7 +514,7 @@ class LosingClient(AsyncClient):
 
 def test_a_retried_write_is_not_duplicated(memorywire_serve: Any) -> None:
     tenant = memorywire_serve.tenant()
-    items = [{"role": "user", "content": "once"}, {"role": "assistant", "content": "only once"}]
+    items: list[Any] = [{"role": "user", "content": "once"}, {"role": "assistant", "content": "only once"}]
 
     async def go() -> list[Any]:
         client = LosingClient(memorywire_serve.target, tenant=tenant, timeout=TIMEOUT)
