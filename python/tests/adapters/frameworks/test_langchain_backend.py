@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -336,3 +337,13 @@ def test_a_retried_write_is_not_duplicated(memorywire_serve: Any) -> None:
     assert len(client.operation_ids) == 2 and len(set(client.operation_ids)) == 1
     assert history.messages == msgs
     client.close()
+
+
+def test_without_the_framework_the_import_names_the_extra() -> None:
+    code = ("import sys\nsys.modules['langchain_core'] = None  # as if it were not installed\n"
+            "import memorywire.integrations\n"
+            "try:\n    import memorywire.integrations.langchain\nexcept ImportError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.stdout.strip() == ("memorywire.integrations.langchain needs the 'langchain' extra: "
+                                   "pip install 'memorywire[langchain]'")

@@ -10,6 +10,7 @@ import asyncio
 import concurrent.futures
 import os
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -28,7 +29,7 @@ from agents.usage import Usage  # noqa: E402
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
 from openai_conversations import SETTINGS, conversations  # noqa: E402
 
-from memorywire.adapters import FORMS  # noqa: E402
+from memorywire.adapters import FORMS, AdapterError  # noqa: E402
 from memorywire.client import AsyncClient, Client, ServiceError  # noqa: E402
 from memorywire.integrations.openai_agents import MemorywireSession  # noqa: E402
 
@@ -434,6 +435,26 @@ def test_langchain_reads_the_conversation(memorywire_serve: Any) -> None:
     assert {r["scope"]["session"] for r in records} == {"trip-2"}
 
 
+def test_what_langchain_reading_refuses(memorywire_serve: Any) -> None:
+    """Items the session keeps that LangChain's reading does not: a
+    reasoning item reads without its summary, an item reference (a custom
+    record) is refused with UNSUPPORTED_ITEM."""
+    tenant = memorywire_serve.tenant()
+    session = MemorywireSession("odd", memorywire_serve.target, tenant=tenant, timeout=TIMEOUT)
+    items: list[Any] = [{"id": "rs_1", "summary": [{"text": "Think.", "type": "summary_text"}], "type": "reasoning"},
+                        {"type": "item_reference", "id": "msg_0"}]
+    run(session.add_items(items))
+    assert run(session.get_items()) == items  # the session itself keeps both
+    session.close()
+    with Client(memorywire_serve.target, tenant=tenant, timeout=TIMEOUT) as client:
+        reasoning, reference = client.history(scope={"session": "odd"})["records"]
+    to_dict = FORMS["langchain.messages_to_dict"]
+    assert to_dict.from_records([reasoning])[0]["data"]["content"] == [{"type": "reasoning"}]
+    with pytest.raises(AdapterError) as refused:
+        to_dict.from_records([reference])
+    assert refused.value.reason == "UNSUPPORTED_ITEM"
+
+
 def test_session_reads_langchain_messages(memorywire_serve: Any) -> None:
     """Messages another framework wrote in the session (the records of the
     LangChain form) come back as Responses items; an AI message with a tool
@@ -527,3 +548,13 @@ def test_a_retried_write_is_not_duplicated(memorywire_serve: Any) -> None:
         return got
 
     assert run(go()) == items
+
+
+def test_without_the_framework_the_import_names_the_extra() -> None:
+    code = ("import sys\nsys.modules['agents'] = None  # as if it were not installed\n"
+            "import memorywire.integrations\n"
+            "try:\n    import memorywire.integrations.openai_agents\nexcept ImportError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.stdout.strip() == ("memorywire.integrations.openai_agents needs the 'openai-agents' extra: "
+                                   "pip install 'memorywire[openai-agents]'")
