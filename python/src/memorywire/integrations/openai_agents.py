@@ -27,6 +27,7 @@ import memorywire._extras
 
 try:
     from agents.items import TResponseInputItem
+    from agents.memory.session import _await_mutation
     from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
 except ImportError as _missing:
     raise ImportError(memorywire._extras.install_hint("memorywire.integrations.openai_agents", "openai-agents"),
@@ -200,11 +201,16 @@ class MemorywireSession:
     async def add_items(self, items: list[TResponseInputItem]) -> None:
         """Append items to the session, in their order: one atomic Put of up
         to 1000 items, a retry of which (same operation id) writes nothing
-        twice."""
+        twice. A caller that cancels the call gets its CancelledError once
+        the write has ended, as SQLiteSession does: the session is never
+        left not knowing what it holds."""
         client = self._connection()
         if not items:
             return
         records = session_records(items, self.session_id)
+        await _await_mutation(self._put(client, records))
+
+    async def _put(self, client: AsyncClient, records: list[Record]) -> None:
         for start in range(0, len(records), PAGE):
             async with atranslate(RuntimeError):
                 await acall_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope,
@@ -215,8 +221,11 @@ class MemorywireSession:
         none. The newest record is deleted on the condition that it is
         unchanged since it was read, so two concurrent pops never return the
         same item. A record of another framework that gives several items
-        goes as a whole, and its last item is returned."""
-        client = self._connection()
+        goes as a whole, and its last item is returned. Cancelled, it ends
+        first, as add_items does."""
+        return await _await_mutation(self._pop(self._connection()))
+
+    async def _pop(self, client: AsyncClient) -> TResponseInputItem | None:
         while True:
             cursor = None
             found: tuple[Record, list[TResponseInputItem]] | None = None
@@ -241,8 +250,11 @@ class MemorywireSession:
             return items[-1]
 
     async def clear_session(self) -> None:
-        """Delete every item of the session (its records become tombstones)."""
-        client = self._connection()
+        """Delete every item of the session (its records become tombstones).
+        Cancelled, it ends first, as add_items does."""
+        await _await_mutation(self._clear(self._connection()))
+
+    async def _clear(self, client: AsyncClient) -> None:
         where = {"all": {"filters": [
             {"compare": {"field": "/scope/session", "operator": "eq", "value": self.session_id}},
             {"compare": {"field": "/kind", "operator": "in", "value": list(KINDS)}},

@@ -276,6 +276,29 @@ def test_closed_session(make: Factory) -> None:
         run(session.get_items())
 
 
+def test_a_cancelled_write_ends_first(make: Factory) -> None:
+    """A caller cancelled during add_items, pop_item or clear_session gets
+    its CancelledError after the write has ended, not in its middle."""
+    session = make("cancelled")
+
+    async def cancel(coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    async def go() -> None:
+        await cancel(session.add_items([{"role": "user", "content": "kept"}, {"role": "user", "content": "too"}]))
+        assert contents(await session.get_items()) == ["kept", "too"]
+        await cancel(session.pop_item())
+        assert contents(await session.get_items()) == ["kept"]
+        await cancel(session.clear_session())
+        assert await session.get_items() == []
+
+    run(go())
+
+
 def test_concurrent_writers_in_threads(make: Factory) -> None:
     """Writers in five threads, each with its own event loop."""
     session = make("concurrent_test")
@@ -395,6 +418,52 @@ def test_runner_two_turns_and_a_restart(memorywire_serve: Any) -> None:
     assert result.final_output == "Still Paris."
     assert model.inputs[0][:-1] == stored
     again.close()
+
+
+async def run_agent(method: str, agent: Agent[Any], text_in: str, **kwargs: Any) -> Any:
+    """One turn by each of the Runner's ways, as the SDK's own session tests run them."""
+    if method == "run":
+        return await Runner.run(agent, text_in, **kwargs)
+    if method == "run_sync":
+        def in_thread() -> Any:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            try:
+                return Runner.run_sync(agent, text_in, **kwargs)
+            finally:
+                loop.close()
+        return await asyncio.to_thread(in_thread)
+    result = Runner.run_streamed(agent, text_in, **kwargs)
+    async for _ in result.stream_events():
+        pass
+    return result
+
+
+@pytest.mark.parametrize("method", ["run", "run_sync", "run_streamed"])
+def test_every_runner_method_remembers(make: Factory, method: str) -> None:
+    """The SDK's parametrized session test: two sessions, each turn's model
+    input holding that session's history and no other's, on both backends."""
+    from agents.testing import ScriptedModel as SDKScriptedModel
+
+    model = SDKScriptedModel()
+    agent = Agent(name="test", model=model)
+    cats, dogs = make("session_1"), make("session_2")
+
+    async def go() -> None:
+        model.enqueue([text("msg_a", "I like cats")])
+        await run_agent(method, agent, "I like cats", session=cats)
+        model.enqueue([text("msg_b", "I like dogs")])
+        await run_agent(method, agent, "I like dogs", session=dogs)
+        model.enqueue([text("msg_c", "Yes, you mentioned cats")])
+        result = await run_agent(method, agent, "What did I say I like?", session=cats)
+        assert result.final_output == "Yes, you mentioned cats"
+        seen = model.calls[-1].input
+        assert isinstance(seen, list)
+        assert [x.get("content") if x.get("role") == "user" else x["content"][0]["text"] for x in seen] == [
+            "I like cats", "I like cats", "What did I say I like?"]
+        assert len(await cats.get_items()) == 4 and len(await dogs.get_items()) == 2
+
+    run(go())
 
 
 def test_runner_settings_limit(memorywire_serve: Any) -> None:
