@@ -20,16 +20,17 @@ import json
 import threading
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import memorywire._extras
 
 try:
     from agents.items import TResponseInputItem
-    from agents.memory.session import _await_mutation
-    from agents.memory.session_settings import SessionSettings, coerce_session_settings, resolve_session_limit
+    from agents.memory.session_settings import SessionSettings, resolve_session_limit
 except ImportError as _missing:
+    if not memorywire._extras.missing(_missing, "openai-agents"):
+        raise
     raise ImportError(memorywire._extras.install_hint("memorywire.integrations.openai_agents", "openai-agents"),
                       name=_missing.name) from _missing
 
@@ -44,6 +45,33 @@ from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, acon
 from memorywire.service.errors import ServiceError
 
 __all__ = ["MemorywireSession"]
+
+_T = TypeVar("_T")
+
+try:  # openai-agents 0.24
+    from agents.memory.session import _await_mutation
+    from agents.memory.session_settings import coerce_session_settings
+except ImportError:  # earlier releases, down to the extra's 0.18: the same, written here
+
+    async def _await_mutation(awaitable: Awaitable[_T]) -> _T:
+        """Run a write to its end even when the caller is cancelled, then
+        raise the caller's CancelledError."""
+        task = asyncio.ensure_future(awaitable)
+        cancelled: asyncio.CancelledError | None = None
+        while not task.done():
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError as e:
+                cancelled = cancelled or e
+        if cancelled is not None:
+            if not task.cancelled():
+                task.exception()  # retrieved: the caller's cancellation is what it hears
+            raise cancelled
+        return task.result()
+
+    def coerce_session_settings(value: SessionSettings | dict[str, Any]) -> SessionSettings:
+        return value if isinstance(value, SessionSettings) else SessionSettings(**value)
+
 
 Record = dict[str, Any]
 
