@@ -29,6 +29,8 @@ try:
     from langchain_core.exceptions import LangChainException
     from langchain_core.messages import BaseMessage
 except ImportError as _missing:
+    if not memorywire._extras.missing(_missing, "langchain"):
+        raise
     raise ImportError(memorywire._extras.install_hint("memorywire.integrations.langchain", "langchain"),
                       name=_missing.name) from _missing
 
