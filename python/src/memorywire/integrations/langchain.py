@@ -19,7 +19,8 @@ import asyncio
 import threading
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import memorywire._extras
@@ -39,6 +40,7 @@ import grpc
 from memorywire.adapters import FORMS, AdapterError, is_generated
 from memorywire.adapters.langchain import FRAMEWORK, OBJECTS
 from memorywire.client import AsyncClient, Client
+from memorywire.errors import MemorywireError
 from memorywire.integrations._kit import (
     DEFAULT_TIMEOUT,
     acall_with_retry,
@@ -58,6 +60,28 @@ KINDS = ("message", "tool_call", "tool_result", "custom")
 #: The most records one Put or History page carries (operations.md sections 6 and 8).
 PAGE = 1000
 FORM = FORMS[OBJECTS]
+
+
+@contextmanager
+def refused() -> Iterator[None]:
+    """The kit's ``translate`` to LangChainException, and a request the
+    client refuses before sending it (a ValidationError or LimitError of the
+    codec: a text over the 1 MiB of a record string) as one too."""
+    try:
+        with translate(LangChainException):
+            yield
+    except MemorywireError as e:
+        raise LangChainException(f"memorywire client: {e}") from e
+
+
+@asynccontextmanager
+async def arefused() -> AsyncIterator[None]:
+    """As :func:`refused`, around awaited calls."""
+    try:
+        async with atranslate(LangChainException):
+            yield
+    except MemorywireError as e:
+        raise LangChainException(f"memorywire client: {e}") from e
 
 
 def history_records(messages: Sequence[BaseMessage], session_id: str) -> list[Record]:
@@ -114,8 +138,9 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
     def __init__(self, session_id: str, service: str | Client | AsyncClient, *, tenant: str | None = None,
                  token: str | None = None, credentials: grpc.ChannelCredentials | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
-        if not session_id:
-            raise ValueError("a session id is a non-empty string: an empty one would scope nothing")
+        if not session_id or len(session_id) > 256:
+            raise ValueError("a session id is a string of 1 to 256 characters (scope.session): "
+                             "an empty one would scope nothing")
         self.session_id = session_id
         self._service = service
         self._options: dict[str, Any] = {"tenant": tenant, "token": token, "credentials": credentials,
@@ -168,7 +193,7 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         client = self._client()
         records: list[Record] = []
         cursor = None
-        with translate(LangChainException):
+        with refused():
             while True:
                 page = client.history(scope=self.scope, kinds=KINDS, limit=PAGE, cursor=cursor)
                 records.extend(page.get("records", []))
@@ -184,14 +209,14 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         if not records:
             return
         client = self._client()
-        with translate(LangChainException):
+        with refused():
             for start in range(0, len(records), PAGE):
                 call_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope, atomic=True)
 
     def clear(self) -> None:
         """Delete every message of the session (its records become tombstones)."""
         client = self._client()
-        with translate(LangChainException):
+        with refused():
             call_with_retry(client.delete, filter=self._where(), scope=self.scope)
 
     # -- asynchronous -----------------------------------------------------------------------
@@ -201,7 +226,7 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         client = self._aclient()
         records: list[Record] = []
         cursor = None
-        async with atranslate(LangChainException):
+        async with arefused():
             while True:
                 page = await client.history(scope=self.scope, kinds=KINDS, limit=PAGE, cursor=cursor)
                 records.extend(page.get("records", []))
@@ -216,7 +241,7 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         if not records:
             return
         client = self._aclient()
-        async with atranslate(LangChainException):
+        async with arefused():
             for start in range(0, len(records), PAGE):
                 await acall_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope,
                                        atomic=True)
@@ -224,7 +249,7 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
     async def aclear(self) -> None:
         """Delete every message of the session, as :meth:`clear` does."""
         client = self._aclient()
-        async with atranslate(LangChainException):
+        async with arefused():
             await acall_with_retry(client.delete, filter=self._where(), scope=self.scope)
 
     def close(self) -> None:

@@ -20,7 +20,8 @@ import json
 import threading
 import uuid
 import weakref
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import memorywire._extras
@@ -41,6 +42,7 @@ from memorywire.adapters import _responses as responses
 from memorywire.adapters._kit import residue_of
 from memorywire.adapters.openai_agents import FRAMEWORK, SESSION_ITEM
 from memorywire.client import AsyncClient
+from memorywire.errors import MemorywireError
 from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate, describe
 from memorywire.service.errors import ServiceError
 
@@ -79,6 +81,18 @@ Record = dict[str, Any]
 KINDS = ("message", "tool_call", "tool_result", "custom")
 #: The most records one Put or History page carries (operations.md sections 6 and 8).
 PAGE = 1000
+
+
+@asynccontextmanager
+async def refused(kind: type[Exception]) -> AsyncIterator[None]:
+    """The kit's ``atranslate``, and a request the client refuses before
+    sending it (a ValidationError or LimitError of the codec: an item text
+    over the 1 MiB of a record string) as ``kind`` too."""
+    try:
+        async with atranslate(kind):
+            yield
+    except MemorywireError as e:
+        raise kind(f"memorywire client: {e}") from e
 
 
 class FreshIds(Ids):
@@ -146,8 +160,9 @@ class MemorywireSession:
                  token: str | None = None, credentials: grpc.ChannelCredentials | None = None,
                  timeout: float = DEFAULT_TIMEOUT,
                  session_settings: SessionSettings | dict[str, Any] | None = None) -> None:
-        if not session_id:
-            raise ValueError("a session id is a non-empty string: an empty one would scope nothing")
+        if not session_id or len(session_id) > 256:
+            raise ValueError("a session id is a string of 1 to 256 characters (scope.session): "
+                             "an empty one would scope nothing")
         self.session_id = session_id
         self.session_settings = (coerce_session_settings(session_settings) if session_settings is not None
                                  else SessionSettings())
@@ -186,7 +201,7 @@ class MemorywireSession:
     # -- reading ------------------------------------------------------------------------------
 
     async def _page(self, client: AsyncClient, *, order: str, limit: int, cursor: str | None) -> Record:
-        async with atranslate(RuntimeError):
+        async with refused(RuntimeError):
             page: Record = await client.history(scope=self.scope, kinds=KINDS, order=order, limit=limit,
                                                 cursor=cursor)
         return page
@@ -240,7 +255,7 @@ class MemorywireSession:
 
     async def _put(self, client: AsyncClient, records: list[Record]) -> None:
         for start in range(0, len(records), PAGE):
-            async with atranslate(RuntimeError):
+            async with refused(RuntimeError):
                 await acall_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope,
                                        atomic=True)
 
@@ -287,7 +302,7 @@ class MemorywireSession:
             {"compare": {"field": "/scope/session", "operator": "eq", "value": self.session_id}},
             {"compare": {"field": "/kind", "operator": "in", "value": list(KINDS)}},
         ]}}
-        async with atranslate(RuntimeError):
+        async with refused(RuntimeError):
             await acall_with_retry(client.delete, filter=where, scope=self.scope)
 
     def close(self) -> None:

@@ -313,6 +313,26 @@ def test_a_refusing_service_names_its_reason(memorywire_serve: Any) -> None:
     with pytest.raises(LangChainException, match="TENANT_REQUIRED"):
         asyncio.run(history.aadd_messages([lc.HumanMessage(content="x")]))
     history.close()
+    for bad in ("", "s" * 257):  # scope.session is 1 to 256 characters
+        with pytest.raises(ValueError):
+            MemorywireChatMessageHistory(bad, memorywire_serve.target)
+
+
+def test_a_request_the_client_refuses(memorywire_serve: Any) -> None:
+    """A message with a text over the 1 MiB of a record string, which
+    InMemoryChatMessageHistory would keep: refused before it is sent, as
+    LangChainException with the reason and the field; nothing of the call
+    is written."""
+    history = MemorywireChatMessageHistory("big", memorywire_serve.target, tenant=memorywire_serve.tenant(),
+                                           timeout=TIMEOUT)
+    msgs = [lc.HumanMessage(content="small"), lc.HumanMessage(content="a" * (1 << 21))]
+    with pytest.raises(LangChainException, match="STRING_TOO_LONG") as caught:
+        history.add_messages(msgs)
+    assert "/items/1/record/message/content/0/text/text" in str(caught.value)
+    with pytest.raises(LangChainException, match="STRING_TOO_LONG"):
+        asyncio.run(history.aadd_messages(msgs))
+    assert history.messages == []
+    history.close()
 
 
 class LosingClient(Client):

@@ -584,8 +584,21 @@ def test_a_refusing_service_names_its_reason(memorywire_serve: Any) -> None:
     with pytest.raises(RuntimeError, match="TENANT_REQUIRED"):
         run(session.add_items([{"role": "user", "content": "x"}]))
     session.close()
-    with pytest.raises(ValueError):
-        MemorywireSession("", memorywire_serve.target)
+    for bad in ("", "s" * 257):  # scope.session is 1 to 256 characters
+        with pytest.raises(ValueError):
+            MemorywireSession(bad, memorywire_serve.target)
+
+
+def test_a_request_the_client_refuses(memorywire_serve: Any) -> None:
+    """An item with a text over the 1 MiB of a record string, which
+    SQLiteSession would keep: refused before it is sent, as RuntimeError
+    with the reason and the field, and nothing of the call is written."""
+    session = MemorywireSession("big", memorywire_serve.target, tenant=memorywire_serve.tenant(), timeout=TIMEOUT)
+    with pytest.raises(RuntimeError, match="STRING_TOO_LONG") as caught:
+        run(session.add_items([{"role": "user", "content": "small"}, {"role": "user", "content": "a" * (1 << 21)}]))
+    assert "/items/1/record/message/content/0/text/text" in str(caught.value)
+    assert run(session.get_items()) == []
+    session.close()
 
 
 class LosingClient(AsyncClient):
