@@ -32,7 +32,10 @@ EXAMPLE = ROOT / "examples" / "v1" / "records" / "fact-pending-approval.json"
 # The modules that need an extra; every other module of the package is the
 # codec and the CLI, which the base dependencies serve.
 EXTRA_PARTS = {
-    "service": ("memorywire.service", "memorywire.client", "memorywire.v1.memory_service_pb2_grpc"),
+    # memorywire.integrations: the kit needs the client; each backend also
+    # needs its framework, which no extra of this test installs.
+    "service": ("memorywire.service", "memorywire.client", "memorywire.v1.memory_service_pb2_grpc",
+                "memorywire.integrations"),
     "oracle": ("memorywire._schemas",),
 }
 

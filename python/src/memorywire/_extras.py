@@ -13,6 +13,8 @@ MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
+    "langgraph": frozenset({"langgraph", "langchain_core"}),
+    "agentscope": frozenset({"agentscope"}),
     "openai-agents": frozenset({"agents"}),
 }
 

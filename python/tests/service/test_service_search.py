@@ -221,6 +221,26 @@ def test_text_follows_changes(mw: Client) -> None:
     assert hit_ids(mw.search("vegetarian")) == ["b"]
 
 
+def test_the_strings_of_a_custom_value_are_text(mw: Client) -> None:
+    """A custom record (a LangGraph item) is found by the strings of its
+    value, at any depth, and not by its map keys or other scalars."""
+    mw.put([
+        {"id": "c1", "kind": "custom", "key": "food",
+         "custom": {"type": "langgraph.item", "value": {"text": "The user likes pizza.", "n": 7}}},
+        {"id": "c2", "kind": "custom",
+         "custom": {"type": "app.item", "value": {"notes": [{"body": "Pizza on Fridays"}], "flag": True}}},
+        {"id": "c3", "kind": "custom", "custom": {"type": "app.item", "value": "a bare string about pizza"}},
+        {"id": "c4", "kind": "custom", "custom": {"type": "app.item", "value": {"pizza": 1}}},
+        fact("f1", "Pizza is a fact too."),
+    ])
+    assert set(hit_ids(mw.search("pizza"))) == {"c1", "c2", "c3", "f1"}
+    assert mw.search("text").get("hits") is None  # a key is not text
+    assert mw.search("7").get("hits") is None  # nor a number
+    mw.update("c1", {"custom": {"value": {"text": "The user likes sushi."}}})
+    assert hit_ids(mw.search("sushi")) == ["c1"]
+    assert "c1" not in hit_ids(mw.search("pizza"))
+
+
 def test_vector_ranking_is_exact_cosine(mw: Client) -> None:
     mw.put([
         fact("a", "x", embeddings=embedding([1.0, 0.0, 0.0])),

@@ -328,3 +328,28 @@ def test_the_server_warms_the_largest_indexes(tmp_path: Any) -> None:
     store, _ = start(True, limit=1)  # the first index fills the budget: nothing after it
     assert ("vectors", big, "m", DIMS) in store.indexes and ("texts", big) not in store.indexes
     store.close()
+
+
+def test_a_schema_2_store_indexes_the_text_of_its_custom_records(tmp_path: Any) -> None:
+    """Version 2 read no text in custom records; opening it with version 3
+    indexes them, so they are found by text like those written since."""
+    path = str(tmp_path / "v2.sqlite3")
+    svc = Service(Store(path))
+    put_records(svc, [{"id": "c", "kind": "custom", "custom": {"type": "langgraph.item",
+                                                                "value": {"text": "prefers window seats"}}},
+                      {"id": "f", "kind": "fact", "fact": {"text": "window"}}], "old")
+    svc.store.close()
+    conn = sqlite3.connect(path)
+    with conn:
+        rid = conn.execute("SELECT rid FROM records WHERE id = 'c'").fetchone()[0]
+        conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
+        conn.execute("UPDATE records SET words = 0, terms = NULL WHERE rid = ?", (rid,))
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    conn.close()
+    svc = Service(Store(path))
+    try:
+        assert sorted(i for i, _ in _search(svc, text="window")) == ["c", "f"]
+        assert [i for i, _ in _search(svc, text="seats")] == ["c"]
+        assert svc.store._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "3"
+    finally:
+        svc.store.close()

@@ -211,8 +211,23 @@ def _tool_result_text(result: Mapping[str, Any], out: list[str]) -> None:
     _parts_text(result.get("output_parts"), out)
 
 
+def _value_strings(value: Any, out: list[str]) -> None:
+    """The strings within a Value, in document order (map keys left out)."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, list):
+        for x in value:
+            _value_strings(x, out)
+    elif isinstance(value, Mapping):
+        for x in value.values():
+            _value_strings(x, out)
+
+
 def text_of(doc: Mapping[str, Any]) -> str:
-    """The text full-text search reads in a record; "" for none. An
+    """The text full-text search reads in a record; "" for none. Beyond the
+    fields operations.md section 9.1 names, the strings within a custom
+    record's value (a LangGraph item's ``{"text": ...}``), so that what a
+    framework keeps as free-form data is found by text like a fact. An
     encrypted payload is never read."""
     out: list[str] = []
     if "message" in doc:
@@ -233,6 +248,8 @@ def text_of(doc: Mapping[str, Any]) -> str:
         out.extend((doc["procedure"].get("name", ""), doc["procedure"].get("description", "")))
     elif "emotion" in doc:
         out.append(doc["emotion"].get("text", ""))
+    elif "custom" in doc:
+        _value_strings(doc["custom"].get("value"), out)
     return "\n".join(t for t in out if t)
 
 

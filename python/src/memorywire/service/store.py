@@ -44,7 +44,7 @@ from memorywire.service.errors import ServiceError, error
 __all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "storage_error",
            "term_key"]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 #: The memory the in-memory search indexes may take together: 2 GiB.
 DEFAULT_INDEX_MEMORY = 2 << 30
 #: The tokenizer of the full-text index: Unicode words, case folded, without
@@ -513,12 +513,13 @@ class Store:
             self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
             self._writer.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (os.urandom(32),))
         version = self._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
-        if version == "1":
-            self._migrate_from_1()
-        elif version != SCHEMA_VERSION:
+        if version not in _MIGRATIONS and version != SCHEMA_VERSION:
             self._writer.close()
             raise ValueError(f"the store {path} has schema version {version}; this version of "
-                             f"memorywire reads version {SCHEMA_VERSION} and upgrades version 1")
+                             f"memorywire reads version {SCHEMA_VERSION} and upgrades versions "
+                             f"{', '.join(sorted(_MIGRATIONS))}")
+        while version != SCHEMA_VERSION:
+            version = _MIGRATIONS[version](self)
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -531,7 +532,7 @@ class Store:
         self.vectors = vectors.Indexes(self.indexes)
         self.texts = texts.TextIndexes(self.indexes)
 
-    def _migrate_from_1(self) -> None:
+    def _migrate_from_1(self) -> str:
         """Version 1 kept a quantized copy of every embedding as well."""
         conn = self._writer
         conn.execute("BEGIN IMMEDIATE")
@@ -544,11 +545,31 @@ class Store:
             conn.execute("DROP TABLE embeddings_1")
             conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
             conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        return "2"
+
+    def _migrate_from_2(self) -> str:
+        """Version 2 read no text in custom records: index the strings of
+        their values now, as a write of version 3 does."""
+        conn = self._writer
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for rid, data in conn.execute("SELECT rid, doc FROM records WHERE kind = 'custom'").fetchall():
+                text = r.text_of(r.unpack(data))
+                if text:
+                    conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
+                                 (*self.analyzer.columns(text), rid))
+                    conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
+            conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return "3"
 
     # -- connections ------------------------------------------------------------
 
@@ -736,6 +757,13 @@ class Store:
                 tx.conn.execute("UPDATE tenants SET pruned_through = max(pruned_through, ?) WHERE num = ?",
                                 (last, num))
                 self.pruned[num] = max(self.pruned.get(num, 0), last)
+
+
+#: How a store file of each earlier schema version moves to the next one.
+_MIGRATIONS: dict[str, Callable[[Store], str]] = {
+    "1": Store._migrate_from_1,
+    "2": Store._migrate_from_2,
+}
 
 
 class WriteTx:
