@@ -188,7 +188,7 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
     # -- synchronous ------------------------------------------------------------------------
 
     @property
-    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override, unused-ignore]
         """Every message of the session, oldest first."""
         client = self._client()
         records: list[Record] = []
