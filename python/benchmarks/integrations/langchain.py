@@ -33,9 +33,13 @@ from typing import Any
 from langchain_core.chat_history import InMemoryChatMessageHistory
 from langchain_core.messages import AIMessage, HumanMessage
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# This script's folder would shadow a package of the same name (langchain):
+# served.py is taken from the folder above instead.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
 
-from served import Served  # type: ignore[import-not-found]  # noqa: E402
+from served import Served  # noqa: E402
 
 from memorywire.integrations.langchain import MemorywireChatMessageHistory  # noqa: E402
 

@@ -29,9 +29,13 @@ from typing import Any
 
 from agents import SQLiteSession
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# This script's folder would shadow a package of the same name:
+# served.py is taken from the folder above instead.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
 
-from served import Served  # type: ignore[import-not-found]  # noqa: E402
+from served import Served  # noqa: E402
 
 from memorywire.integrations.openai_agents import MemorywireSession  # noqa: E402
 
