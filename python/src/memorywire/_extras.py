@@ -15,6 +15,7 @@ MODULES = {
     "langchain": frozenset({"langchain_core"}),
     "langgraph": frozenset({"langgraph", "langchain_core"}),
     "agentscope": frozenset({"agentscope"}),
+    "openai-agents": frozenset({"agents"}),
     "agency-swarm": frozenset({"agency_swarm", "agents"}),
 }
 
