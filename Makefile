@@ -81,6 +81,10 @@ demo: $(STAMP) $(NODE_STAMP)
 	@echo "== frameworks: one conversation through memorywire, from one framework to others =="
 	$(BIN)/python tools/demo_frameworks.py
 	@echo
+	@echo "== one memory in memorywire serve, through the frameworks' own interfaces (real packages) =="
+	$(BIN)/python tools/framework_tests.py --build crossframework agency_swarm
+	.venv-fw/crossframework/bin/python tools/demo_crossframework.py --agency-swarm .venv-fw/agency_swarm/bin/python
+	@echo
 	@echo "== conformance: the reference codec (memorywire testee), every level =="
 	$(BIN)/memorywire-conformance codec --testee "$(abspath $(BIN))/memorywire testee" --level recommended
 	@echo
