@@ -56,9 +56,13 @@ def load() -> dict[str, dict[str, Any]]:
 
 
 def _stamp(table: dict[str, Any]) -> str:
-    spec = json.dumps({k: table.get(k) for k in ("python", "requirements", "no_deps")}, sort_keys=True)
-    meta = (ROOT / "python" / "pyproject.toml").read_bytes()
-    return hashlib.sha256(spec.encode() + meta).hexdigest()
+    """What an environment is built from: its table, and the package's own
+    requirements (not the rest of pyproject.toml, such as tool settings)."""
+    with open(ROOT / "python" / "pyproject.toml", "rb") as f:
+        project = tomllib.load(f)["project"]
+    spec = {k: table.get(k) for k in ("python", "requirements", "no_deps")}
+    spec["package"] = {k: project.get(k) for k in ("requires-python", "dependencies", "optional-dependencies")}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
 
 
 def _run(args: list[str], **kwargs: Any) -> None:
