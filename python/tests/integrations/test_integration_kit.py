@@ -9,12 +9,11 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
+from lost_response import LosingProxy, losing_proxy
 
 from memorywire.client import Client
 from memorywire.integrations._kit import Retry, call_with_retry, connect, describe, translate
@@ -34,44 +33,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     store.close()
 
 
-class LosingProxy(grpc.GenericRpcHandler):
-    """Forwards every call to the service, but answers the first ``lose``
-    Puts with UNAVAILABLE after the service has done them: a lost response."""
-
-    def __init__(self, target: str, lose: int) -> None:
-        self.channel = grpc.insecure_channel(target)
-        self.lose = lose
-
-    def service(self, details: Any) -> grpc.RpcMethodHandler:
-        method = details.method
-
-        def forward(request: bytes, context: grpc.ServicerContext) -> bytes:
-            metadata = [(k, v) for k, v in context.invocation_metadata() if not k.startswith((":", "grpc-"))]
-            out: bytes = self.channel.unary_unary(method)(request, metadata=metadata, timeout=10)
-            if method.endswith("/Put") and self.lose > 0:
-                self.lose -= 1
-                context.abort(grpc.StatusCode.UNAVAILABLE, "the response was lost")
-            return out
-
-        return grpc.unary_unary_rpc_method_handler(forward)
-
-
 @pytest.fixture
 def losing(server: str) -> Iterator[LosingProxy]:
-    proxy = LosingProxy(server, lose=1)
-    front = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[proxy])
-    port = front.add_insecure_port("127.0.0.1:0")
-    front.start()
-    proxy.target = f"127.0.0.1:{port}"  # type: ignore[attr-defined]
-    yield proxy
-    front.stop(grace=None)
-    proxy.channel.close()
+    with losing_proxy(server) as proxy:
+        yield proxy
 
 
 def test_a_write_retried_after_a_lost_response_is_done_once(losing: LosingProxy) -> None:
-    with Client(losing.target, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:  # type: ignore[attr-defined]
+    with Client(losing.front, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:
         out = call_with_retry(mw.put, records=[FACT], retry=Retry(attempts=3, backoff=0.01))
-        assert losing.lose == 0
+        assert losing.lost == 1
         # The retry was answered with the first attempt's result: created, not unchanged.
         assert [r["status"] for r in out["results"]] == ["created"]
         assert [r["id"] for r in mw.history()["records"]] == ["f1"]
@@ -79,7 +50,7 @@ def test_a_write_retried_after_a_lost_response_is_done_once(losing: LosingProxy)
 
 def test_a_retry_with_a_new_operation_id_would_be_seen(losing: LosingProxy) -> None:
     # What the test above rules out: the same write sent again as a new request.
-    with Client(losing.target, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:  # type: ignore[attr-defined]
+    with Client(losing.front, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:
         with pytest.raises(ServiceError):
             mw.put([FACT])
         assert [r["status"] for r in mw.put([FACT])["results"]] == ["unchanged"]
@@ -87,11 +58,11 @@ def test_a_retry_with_a_new_operation_id_would_be_seen(losing: LosingProxy) -> N
 
 def test_a_lasting_failure_is_raised_after_the_attempts(losing: LosingProxy) -> None:
     losing.lose = 5
-    with Client(losing.target, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:  # type: ignore[attr-defined]
+    with Client(losing.front, tenant=f"t-{uuid.uuid4().hex[:8]}") as mw:
         with pytest.raises(ServiceError) as e:
             call_with_retry(mw.put, records=[FACT], retry=Retry(attempts=3, backoff=0.01))
     assert e.value.code == "UNAVAILABLE"
-    assert losing.lose == 2
+    assert losing.lost == 3
 
 
 def test_an_error_that_a_retry_cannot_cure_is_raised_at_once(server: str) -> None:
@@ -148,3 +119,63 @@ def test_importing_the_integrations_imports_no_framework() -> None:
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert not frameworks & set(done.stdout.split())
+
+
+def test_a_request_refused_before_sending_is_translated_too() -> None:
+    from memorywire.errors import ValidationError
+
+    with pytest.raises(ConnectionError) as e, translate(ConnectionError):
+        raise ValidationError("REQUIRED_FIELD_MISSING", "MemoryRecord.id is required")
+    assert str(e.value) == "memorywire client: INVALID_ARGUMENT REQUIRED_FIELD_MISSING: MemoryRecord.id is required"
+
+
+def test_connections_give_one_async_client_per_event_loop(server: str) -> None:
+    import asyncio
+
+    from memorywire.client import AsyncClient
+    from memorywire.integrations._kit import Connections
+
+    connections = Connections(server, tenant=f"t-{uuid.uuid4().hex[:8]}", timeout=5)
+
+    async def use() -> AsyncClient:
+        client = connections.aio()
+        assert connections.aio() is client
+        await client.put([FACT])
+        return client
+
+    first, second = asyncio.run(use()), asyncio.run(use())
+    assert first is not second  # a channel belongs to the loop that made it
+    assert connections.sync() is connections.sync()
+    assert [r["id"] for r in connections.sync().history()["records"]] == ["f1"]
+    connections.close()
+
+
+def test_connections_use_a_client_given_and_refuse_the_other_kind(server: str) -> None:
+    import asyncio
+
+    from memorywire.client import AsyncClient
+    from memorywire.integrations._kit import Connections
+
+    with Client(server, tenant="acme") as mw:
+        given = Connections(mw)
+        assert given.sync() is mw
+        with pytest.raises(TypeError, match="synchronous methods"):
+            asyncio.run(_aio(given))
+        given.close()
+        assert mw.capabilities()  # a client given is not closed
+
+    async def made_in_loop() -> None:
+        client = AsyncClient(server, tenant="acme")
+        given = Connections(client)
+        assert given.aio() is client
+        with pytest.raises(TypeError, match="asynchronous methods"):
+            given.sync()
+        await client.close()
+
+    asyncio.run(made_in_loop())
+    with pytest.raises(TypeError):
+        Connections(42)  # type: ignore[arg-type]
+
+
+async def _aio(connections: Any) -> Any:
+    return connections.aio()

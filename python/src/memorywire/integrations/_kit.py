@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 from memorywire._extras import install_hint, missing
+from memorywire.errors import MemorywireError
 
 try:
     import grpc
@@ -70,33 +73,101 @@ def aconnect(service: str | AsyncClient, *, tenant: str | None = None, token: st
     return AsyncClient(service, tenant=tenant, token=token, credentials=credentials, timeout=timeout), True
 
 
-def describe(error: ServiceError) -> str:
-    """The one line that every backend's error carries: who answered, the
-    code and reason, the field at fault and the message."""
+def describe(error: MemorywireError) -> str:
+    """The one line that every backend's error carries: who refused (the
+    service, or the client before sending), the code and reason, the field
+    at fault and the message."""
+    who = "memorywire service" if isinstance(error, ServiceError) else "memorywire client"
     where = f" at {error.pointer}" if error.violations and error.pointer else ""
     reason = error.code if error.reason == error.code else f"{error.code} {error.reason}"
-    return f"memorywire service: {reason}{where}: {error.message}"
+    return f"{who}: {reason}{where}: {error.message}"
 
 
 @contextmanager
 def translate(kind: Callable[[str], BaseException]) -> Iterator[None]:
-    """Raise ``kind(describe(e))`` from a ServiceError ``e`` raised inside."""
+    """Raise ``kind(describe(e))`` from a MemorywireError ``e`` raised
+    inside: one the service answered with, or a request that the client (or
+    an adapter) refused before sending it."""
     try:
         yield
-    except ServiceError as e:
-        _raise(kind, e)
+    except MemorywireError as e:
+        raise kind(describe(e)) from e
 
 
 @asynccontextmanager
 async def atranslate(kind: Callable[[str], BaseException]) -> AsyncIterator[None]:
+    """As :func:`translate`, around awaited calls."""
     try:
         yield
-    except ServiceError as e:
-        _raise(kind, e)
+    except MemorywireError as e:
+        raise kind(describe(e)) from e
 
 
-def _raise(kind: Callable[[str], BaseException], error: ServiceError) -> NoReturn:
-    raise kind(describe(error)) from error
+class Connections:
+    """The clients of one backend object: a :class:`Client` for its
+    synchronous methods, and an :class:`AsyncClient` per event loop for its
+    coroutines, since a gRPC asyncio channel belongs to the loop that made
+    it and frameworks start a loop per run (``asyncio.run``,
+    ``Runner.run_sync``). A client given is used as it is, and never closed.
+    Safe to use from several threads."""
+
+    def __init__(self, service: str | Client | AsyncClient, *, tenant: str | None = None,
+                 token: str | None = None, credentials: grpc.ChannelCredentials | None = None,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
+        if not isinstance(service, (str, Client, AsyncClient)):
+            raise TypeError("a memorywire service is a target string, a memorywire.Client or a "
+                            f"memorywire.AsyncClient, not {type(service).__name__}")
+        self.service = service
+        self._options: dict[str, Any] = {"tenant": tenant, "token": token, "credentials": credentials,
+                                         "timeout": timeout}
+        self._sync: Client | None = None
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncClient] = (
+            weakref.WeakKeyDictionary())
+        self._lock = threading.Lock()
+
+    def sync(self) -> Client:
+        """The client of the synchronous methods."""
+        if isinstance(self.service, Client):
+            return self.service
+        if isinstance(self.service, AsyncClient):
+            raise TypeError("this backend was given a memorywire.AsyncClient: use its asynchronous methods")
+        with self._lock:
+            if self._sync is None:
+                self._sync, _ = connect(self.service, **self._options)
+            return self._sync
+
+    def aio(self) -> AsyncClient:
+        """The client of the running event loop."""
+        if isinstance(self.service, AsyncClient):
+            return self.service
+        if isinstance(self.service, Client):
+            raise TypeError("this backend was given a memorywire.Client: use its synchronous methods")
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._loops.get(loop)
+            if client is None:
+                client, _ = aconnect(self.service, **self._options)
+                self._loops[loop] = client
+            return client
+
+    def close(self) -> None:
+        """Close the synchronous client made here, and let go of the
+        asynchronous ones (their channels close when collected, since they
+        can be closed only in their own loops)."""
+        with self._lock:
+            client, self._sync = self._sync, None
+            self._loops.clear()
+        if client is not None:
+            client.close()
+
+    async def aclose(self) -> None:
+        """Close the client made here for the running loop, and the
+        synchronous one."""
+        with self._lock:
+            client = self._loops.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+        self.close()
 
 
 @dataclass(frozen=True)

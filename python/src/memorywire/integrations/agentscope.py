@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import memorywire._extras
@@ -45,8 +44,7 @@ except ImportError as _missing:  # pragma: no cover - depends on the environment
 
 from memorywire.adapters import FORMS
 from memorywire.client import AsyncClient
-from memorywire.errors import MemorywireError
-from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate
+from memorywire.integrations._kit import DEFAULT_TIMEOUT, Connections, acall_with_retry, atranslate
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
@@ -108,9 +106,6 @@ class MemorywireLongTermMemory(MiddlewareBase):
             raise ValueError(f"Unknown mode {mode!r}; expected one of 'static_control', 'agent_control', 'both'.")
         if top_k < 1 or top_k > 1000:
             raise ValueError("top_k is a number of memories from 1 to 1000")
-        self._service = service
-        self._tenant = tenant
-        self._token = token
         self._timeout = timeout
         self._user_id = user_id
         self._agent_id = agent_id
@@ -121,8 +116,7 @@ class MemorywireLongTermMemory(MiddlewareBase):
         self._memory_section_header = memory_section_header
         self._memory_section_intro = memory_section_intro
         self._tool_instructions = tool_instructions
-        self._client: AsyncClient | None = service if isinstance(service, AsyncClient) else None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._connections = Connections(service, tenant=tenant, token=token, timeout=timeout)
         self._pending: set[asyncio.Task[None]] = set()
 
     # -- the service ---------------------------------------------------------------------------
@@ -141,28 +135,16 @@ class MemorywireLongTermMemory(MiddlewareBase):
             scope.pop("agent", None)
         return scope
 
-    async def _connected(self) -> AsyncClient:
-        if isinstance(self._service, AsyncClient):
-            return self._service
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client, _ = aconnect(self._service, tenant=self._tenant, token=self._token,
-                                       timeout=self._timeout)
-            self._loop = loop
-        return self._client
-
     async def close(self) -> None:
         """Wait for the writes under way, then close the connection this
         memory opened (not a client it was given)."""
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
-        client, self._client = self._client, None
-        if client is not None and client is not self._service:
-            await client.close()
+        await self._connections.aclose()
 
     async def _put(self, records: list[dict[str, Any]]) -> None:
-        client = await self._connected()
-        async with _translate(DeveloperOrientedException):
+        client = self._connections.aio()
+        async with atranslate(DeveloperOrientedException):
             await acall_with_retry(client.put, records=records, scope=self.scope, timeout=self._timeout)
 
     async def _search_texts(self, query: str, limit: int) -> list[str]:
@@ -170,9 +152,9 @@ class MemorywireLongTermMemory(MiddlewareBase):
         query = query.strip()[:MAX_QUERY]
         if not query:
             return []
-        client = await self._connected()
+        client = self._connections.aio()
         kinds = {"compare": {"field": "/kind", "operator": "in", "value": list(RETRIEVED_KINDS)}}
-        async with _translate(DeveloperOrientedException):
+        async with atranslate(DeveloperOrientedException):
             page = await client.search(query, filter=kinds, scope=self._search_scope(), limit=limit,
                                        timeout=self._timeout)
         texts = []
@@ -195,7 +177,7 @@ class MemorywireLongTermMemory(MiddlewareBase):
         scope: dict[str, Any] = dict(self.scope)
         if session_id:
             scope["session"] = session_id
-        async with _translate(DeveloperOrientedException):
+        async with atranslate(DeveloperOrientedException):
             records = MSG.to_records(dumps, **scope)
         await self._put(records)
         return [r["id"] for r in records]
@@ -387,14 +369,3 @@ def _text_chunk(message: str) -> ToolChunk:
 
 def _error_chunk(message: str) -> ToolChunk:
     return ToolChunk(content=[TextBlock(type="text", text=message)], state=ToolResultState.ERROR)
-
-
-@asynccontextmanager
-async def _translate(kind: Callable[[str], BaseException]) -> AsyncIterator[None]:
-    """The kit's ``atranslate``, and a request refused before it is sent
-    (the codec's ValidationError, an adapter's AdapterError) as ``kind`` too."""
-    try:
-        async with atranslate(kind):
-            yield
-    except MemorywireError as e:
-        raise kind(f"memorywire client: {e}") from e

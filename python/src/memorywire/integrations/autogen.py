@@ -24,8 +24,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 try:
@@ -45,8 +44,8 @@ from typing_extensions import Self
 
 from memorywire.adapters import FORMS
 from memorywire.client import AsyncClient
-from memorywire.errors import MemorywireError, ValidationError
-from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate
+from memorywire.errors import ValidationError
+from memorywire.integrations._kit import DEFAULT_TIMEOUT, Connections, acall_with_retry, atranslate
 from memorywire.validation import validate
 
 __all__ = ["MEMORY_KINDS", "MemorywireMemory", "MemorywireMemoryConfig"]
@@ -128,8 +127,7 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
         self._score_threshold = score_threshold
         self._embed = embedding_function
         self._embedding_model = embedding_model
-        self._client: AsyncClient | None = service if isinstance(service, AsyncClient) else None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._connections = Connections(service, tenant=tenant, token=token, timeout=timeout)
 
     @property
     def name(self) -> str:
@@ -142,17 +140,6 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
         return dict(self._scope)
 
     # -- the service ---------------------------------------------------------------------------
-
-    async def _connected(self) -> AsyncClient:
-        """The client, made in the running event loop (again in a new loop)."""
-        if isinstance(self._service, AsyncClient):
-            return self._service
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client, _ = aconnect(self._service, tenant=self._tenant, token=self._token,
-                                       timeout=self._timeout)
-            self._loop = loop
-        return self._client
 
     @staticmethod
     async def _cancellable(coro: Coroutine[Any, Any, T], token: CancellationToken | None) -> T:
@@ -178,14 +165,14 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
         await self._cancellable(self._add(content), cancellation_token)
 
     async def _add(self, content: MemoryContent) -> None:
-        async with _translate(RuntimeError):
+        async with atranslate(RuntimeError):
             record = CONTENT.to_records([content.model_dump()], **self._scope)[0]
         record["id"] = f"urn:uuid:{uuid.uuid4()}"
         if self._embed is not None and record["kind"] == "fact":
             values = await self._vector(record["fact"]["text"])
             record["embeddings"] = [{"model": self._embedding_model, "dimensions": len(values), "values": values}]
-        client = await self._connected()
-        async with _translate(RuntimeError):
+        client = self._connections.aio()
+        async with atranslate(RuntimeError):
             await acall_with_retry(client.put, records=[record], scope=self._scope or None, timeout=self._timeout)
 
     async def query(self, query: str | MemoryContent = "", cancellation_token: CancellationToken | None = None,
@@ -200,13 +187,13 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
         return MemoryQueryResult(results=[_memory_content(hit["record"]) for hit in hits])
 
     async def _search(self, text: str) -> list[dict[str, Any]]:
-        client = await self._connected()
+        client = self._connections.aio()
         request: dict[str, Any] = {"scope": self._scope or None, "filter": self._filter(), "timeout": self._timeout}
         text = text.strip()[:MAX_QUERY]
         if not text:  # every memory, in insertion order (score 0, then sequence)
             hits: list[dict[str, Any]] = []
             cursor = None
-            async with _translate(RuntimeError):
+            async with atranslate(RuntimeError):
                 while True:
                     page = await client.search(limit=PAGE, cursor=cursor, **request)
                     hits.extend(page.get("hits", []))
@@ -217,7 +204,7 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
             request["vector"] = {"model": self._embedding_model, "values": await self._vector(text)}
         else:
             request["text"] = text
-        async with _translate(RuntimeError):
+        async with atranslate(RuntimeError):
             page = await client.search(limit=self._k, min_score=self._score_threshold, **request)
         found: list[dict[str, Any]] = page.get("hits", [])
         return found
@@ -238,16 +225,14 @@ class MemorywireMemory(Memory, Component[MemorywireMemoryConfig]):
 
     async def clear(self) -> None:
         """Delete every memory of the scope (the records ``query`` reads)."""
-        client = await self._connected()
-        async with _translate(RuntimeError):
+        client = self._connections.aio()
+        async with atranslate(RuntimeError):
             await acall_with_retry(client.delete, filter=self._filter(), scope=self._scope or None,
                                    timeout=self._timeout)
 
     async def close(self) -> None:
         """Close the connection this memory opened (not a client it was given)."""
-        client, self._client = self._client, None
-        if client is not None and client is not self._service:
-            await client.close()
+        await self._connections.aclose()
 
     # -- Component -----------------------------------------------------------------------------
 
@@ -303,14 +288,3 @@ def _message_text(message: LLMMessage) -> str:
         elif isinstance(getattr(element, "content", None), str):  # a FunctionExecutionResult
             texts.append(element.content)
     return "\n".join(texts)
-
-
-@asynccontextmanager
-async def _translate(kind: Callable[[str], BaseException]) -> AsyncIterator[None]:
-    """The kit's ``atranslate``, and a request refused before it is sent
-    (the codec's ValidationError, an adapter's AdapterError) as ``kind`` too."""
-    try:
-        async with atranslate(kind):
-            yield
-    except MemorywireError as e:
-        raise kind(f"memorywire client: {e}") from e

@@ -15,12 +15,8 @@ session (an openai-agents ``MemorywireSession``) reads as LangChain messages.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import uuid
-import weakref
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import memorywire._extras
@@ -40,14 +36,12 @@ import grpc
 from memorywire.adapters import FORMS, AdapterError, is_generated
 from memorywire.adapters.langchain import FRAMEWORK, OBJECTS
 from memorywire.client import AsyncClient, Client
-from memorywire.errors import MemorywireError
 from memorywire.integrations._kit import (
     DEFAULT_TIMEOUT,
+    Connections,
     acall_with_retry,
-    aconnect,
     atranslate,
     call_with_retry,
-    connect,
     translate,
 )
 
@@ -60,28 +54,6 @@ KINDS = ("message", "tool_call", "tool_result", "custom")
 #: The most records one Put or History page carries (operations.md sections 6 and 8).
 PAGE = 1000
 FORM = FORMS[OBJECTS]
-
-
-@contextmanager
-def refused() -> Iterator[None]:
-    """The kit's ``translate`` to LangChainException, and a request the
-    client refuses before sending it (a ValidationError or LimitError of the
-    codec: a text over the 1 MiB of a record string) as one too."""
-    try:
-        with translate(LangChainException):
-            yield
-    except MemorywireError as e:
-        raise LangChainException(f"memorywire client: {e}") from e
-
-
-@asynccontextmanager
-async def arefused() -> AsyncIterator[None]:
-    """As :func:`refused`, around awaited calls."""
-    try:
-        async with atranslate(LangChainException):
-            yield
-    except MemorywireError as e:
-        raise LangChainException(f"memorywire client: {e}") from e
 
 
 def history_records(messages: Sequence[BaseMessage], session_id: str) -> list[Record]:
@@ -142,14 +114,8 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
             raise ValueError("a session id is a string of 1 to 256 characters (scope.session): "
                              "an empty one would scope nothing")
         self.session_id = session_id
-        self._service = service
-        self._options: dict[str, Any] = {"tenant": tenant, "token": token, "credentials": credentials,
-                                         "timeout": timeout}
-        self._sync: Client | None = None
-        self._owned = False
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncClient] = (
-            weakref.WeakKeyDictionary())
-        self._lock = threading.Lock()
+        self._connections = Connections(service, tenant=tenant, token=token, credentials=credentials,
+                                        timeout=timeout)
 
     @property
     def scope(self) -> dict[str, Any]:
@@ -162,38 +128,15 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
             {"compare": {"field": "/kind", "operator": "in", "value": list(KINDS)}},
         ]}}
 
-    def _client(self) -> Client:
-        with self._lock:
-            if self._sync is None:
-                if isinstance(self._service, AsyncClient):
-                    raise TypeError("this history was given an AsyncClient: use its asynchronous methods")
-                self._sync, self._owned = connect(self._service, **self._options)
-            return self._sync
-
-    def _aclient(self) -> AsyncClient:
-        """The client of the running event loop: a gRPC asyncio channel
-        belongs to the loop that made it."""
-        if isinstance(self._service, AsyncClient):
-            return self._service
-        if isinstance(self._service, Client):
-            raise TypeError("this history was given a Client: use its synchronous methods")
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            client = self._clients.get(loop)
-            if client is None:
-                client, _ = aconnect(self._service, **self._options)
-                self._clients[loop] = client
-        return client
-
     # -- synchronous ------------------------------------------------------------------------
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override, unused-ignore]
         """Every message of the session, oldest first."""
-        client = self._client()
+        client = self._connections.sync()
         records: list[Record] = []
         cursor = None
-        with refused():
+        with translate(LangChainException):
             while True:
                 page = client.history(scope=self.scope, kinds=KINDS, limit=PAGE, cursor=cursor)
                 records.extend(page.get("records", []))
@@ -208,25 +151,25 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         records = history_records(messages, self.session_id)
         if not records:
             return
-        client = self._client()
-        with refused():
+        client = self._connections.sync()
+        with translate(LangChainException):
             for start in range(0, len(records), PAGE):
                 call_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope, atomic=True)
 
     def clear(self) -> None:
         """Delete every message of the session (its records become tombstones)."""
-        client = self._client()
-        with refused():
+        client = self._connections.sync()
+        with translate(LangChainException):
             call_with_retry(client.delete, filter=self._where(), scope=self.scope)
 
     # -- asynchronous -----------------------------------------------------------------------
 
     async def aget_messages(self) -> list[BaseMessage]:
         """Every message of the session, oldest first."""
-        client = self._aclient()
+        client = self._connections.aio()
         records: list[Record] = []
         cursor = None
-        async with arefused():
+        async with atranslate(LangChainException):
             while True:
                 page = await client.history(scope=self.scope, kinds=KINDS, limit=PAGE, cursor=cursor)
                 records.extend(page.get("records", []))
@@ -240,23 +183,19 @@ class MemorywireChatMessageHistory(BaseChatMessageHistory):
         records = history_records(messages, self.session_id)
         if not records:
             return
-        client = self._aclient()
-        async with arefused():
+        client = self._connections.aio()
+        async with atranslate(LangChainException):
             for start in range(0, len(records), PAGE):
                 await acall_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope,
                                        atomic=True)
 
     async def aclear(self) -> None:
         """Delete every message of the session, as :meth:`clear` does."""
-        client = self._aclient()
-        async with arefused():
+        client = self._connections.aio()
+        async with atranslate(LangChainException):
             await acall_with_retry(client.delete, filter=self._where(), scope=self.scope)
 
     def close(self) -> None:
         """Close the synchronous client this history made (a client given
         is the caller's to close); the asynchronous ones close when collected."""
-        with self._lock:
-            if self._sync is not None and self._owned:
-                self._sync.close()
-            self._sync, self._owned = None, False
-            self._clients.clear()
+        self._connections.close()

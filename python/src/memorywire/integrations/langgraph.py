@@ -31,15 +31,14 @@ from typing import Any
 import memorywire._extras
 from memorywire.adapters import FORMS, AdapterError, Ids, time_to_micros
 from memorywire.adapters.langgraph import CUSTOM_TYPE
-from memorywire.client import AsyncClient, Client, ServiceError
-from memorywire.errors import MemorywireError
+from memorywire.client import AsyncClient, Client
 from memorywire.integrations._kit import (
     DEFAULT_TIMEOUT,
+    Connections,
     acall_with_retry,
-    aconnect,
+    atranslate,
     call_with_retry,
-    connect,
-    describe,
+    translate,
 )
 
 try:
@@ -307,30 +306,14 @@ class MemorywireStore(BaseStore):
     """
 
     supports_ttl = True
-    __slots__ = ("_client", "_owns", "_aio", "_settings", "index_config", "embeddings", "ttl_config",
-                 "_model", "_fields", "_sweeper", "_stop", "_lock")
+    __slots__ = ("_connections", "index_config", "embeddings", "ttl_config", "_model", "_fields", "_sweeper",
+                 "_stop")
 
     def __init__(self, service: str | Client | AsyncClient, *, tenant: str | None = None,
                  token: str | None = None, timeout: float | None = DEFAULT_TIMEOUT,
                  index: IndexConfig | None = None, embedding_model: str | None = None,
                  ttl: TTLConfig | None = None) -> None:
-        self._settings: dict[str, Any] = {"tenant": tenant, "token": token, "timeout": timeout}
-        self._lock = threading.Lock()
-        self._client: Client | None = None
-        self._owns = False
-        #: The AsyncClient given, or the one made in the loop of the last abatch.
-        self._aio: tuple[asyncio.AbstractEventLoop | None, AsyncClient] | None = None
-        if isinstance(service, AsyncClient):
-            self._aio = (None, service)
-            self._settings["service"] = None
-        elif isinstance(service, Client):
-            self._client = service
-            self._settings["service"] = None
-        elif isinstance(service, str):
-            self._settings["service"] = service
-        else:
-            raise TypeError(f"a memorywire service is a target string or a memorywire client, "
-                            f"not {type(service).__name__}")
+        self._connections = Connections(service, tenant=tenant, token=token, timeout=timeout)
         self.ttl_config = ttl
         self.index_config: IndexConfig | None = None
         self.embeddings: Embeddings | None = None
@@ -350,43 +333,23 @@ class MemorywireStore(BaseStore):
     # -- clients -------------------------------------------------------------------------------
 
     def _sync_client(self) -> Client:
-        with self._lock:
-            if self._client is None:
-                target = self._settings["service"]
-                if target is None:
-                    raise TypeError("MemorywireStore made with an AsyncClient has no synchronous client: "
-                                    "give it a target to use batch(), or use abatch()")
-                self._client, self._owns = connect(target, tenant=self._settings["tenant"],
-                                                   token=self._settings["token"],
-                                                   timeout=self._settings["timeout"])
-            return self._client
+        return self._connections.sync()
 
     def _async_client(self) -> AsyncClient | None:
-        """The AsyncClient of the running loop (made on first use in each
-        loop), or None when the store has a synchronous client only."""
-        loop = asyncio.get_running_loop()
-        if self._aio is not None and self._aio[0] in (loop, None):
-            return self._aio[1]
-        target = self._settings["service"]
-        if target is None:
+        """The AsyncClient of the running loop, or None when the store was
+        given a synchronous Client only."""
+        if isinstance(self._connections.service, Client):
             return None
-        client, _ = aconnect(target, tenant=self._settings["tenant"], token=self._settings["token"],
-                             timeout=self._settings["timeout"])
-        self._aio = (loop, client)
-        return client
+        return self._connections.aio()
 
     def close(self) -> None:
         """Stop the TTL sweeper and close the clients the store made."""
         self.stop_ttl_sweeper()
-        if self._client is not None and self._owns:
-            self._client.close()
-            self._client = None
+        self._connections.close()
 
     async def aclose(self) -> None:
-        self.close()
-        if self._aio is not None and self._aio[0] is not None:
-            await self._aio[1].close()
-            self._aio = None
+        self.stop_ttl_sweeper()
+        await self._connections.aclose()
 
     def __enter__(self) -> MemorywireStore:
         return self
@@ -435,16 +398,12 @@ class MemorywireStore(BaseStore):
         if what == "embed_query":
             assert self.embeddings is not None
             return self.embeddings.embed_query(args["text"])
-        try:
+        with translate(MemorywireStoreError):
             if what in ("put", "delete"):
                 return call_with_retry(getattr(client, what), **args)
             if what == "export":
                 return list(client.export(**args))
             return getattr(client, what)(**args)
-        except ServiceError as e:
-            raise MemorywireStoreError(describe(e)) from e
-        except MemorywireError as e:  # a request the client's own checks refused
-            raise MemorywireStoreError(f"memorywire request refused: {e}") from e
 
     async def _arun(self, client: AsyncClient, step: Step) -> Any:
         what, args = step
@@ -454,16 +413,12 @@ class MemorywireStore(BaseStore):
         if what == "embed_query":
             assert self.embeddings is not None
             return await self.embeddings.aembed_query(args["text"])
-        try:
+        async with atranslate(MemorywireStoreError):
             if what in ("put", "delete"):
                 return await acall_with_retry(getattr(client, what), **args)
             if what == "export":
                 return [r async for r in client.export(**args)]
             return await getattr(client, what)(**args)
-        except ServiceError as e:
-            raise MemorywireStoreError(describe(e)) from e
-        except MemorywireError as e:  # a request the client's own checks refused
-            raise MemorywireStoreError(f"memorywire request refused: {e}") from e
 
     # -- the plan of a batch: what it asks of the service, without I/O ----------------------------
 

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import uuid
-import weakref
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import memorywire._extras
@@ -42,8 +39,7 @@ from memorywire.adapters import _responses as responses
 from memorywire.adapters._kit import residue_of
 from memorywire.adapters.openai_agents import FRAMEWORK, SESSION_ITEM
 from memorywire.client import AsyncClient
-from memorywire.errors import MemorywireError
-from memorywire.integrations._kit import DEFAULT_TIMEOUT, acall_with_retry, aconnect, atranslate, describe
+from memorywire.integrations._kit import DEFAULT_TIMEOUT, Connections, acall_with_retry, atranslate, describe
 from memorywire.service.errors import ServiceError
 
 __all__ = ["MemorywireSession"]
@@ -81,18 +77,6 @@ Record = dict[str, Any]
 KINDS = ("message", "tool_call", "tool_result", "custom")
 #: The most records one Put or History page carries (operations.md sections 6 and 8).
 PAGE = 1000
-
-
-@asynccontextmanager
-async def refused(kind: type[Exception]) -> AsyncIterator[None]:
-    """The kit's ``atranslate``, and a request the client refuses before
-    sending it (a ValidationError or LimitError of the codec: an item text
-    over the 1 MiB of a record string) as ``kind`` too."""
-    try:
-        async with atranslate(kind):
-            yield
-    except MemorywireError as e:
-        raise kind(f"memorywire client: {e}") from e
 
 
 class FreshIds(Ids):
@@ -166,12 +150,8 @@ class MemorywireSession:
         self.session_id = session_id
         self.session_settings = (coerce_session_settings(session_settings) if session_settings is not None
                                  else SessionSettings())
-        self._service = service
-        self._options: dict[str, Any] = {"tenant": tenant, "token": token, "credentials": credentials,
-                                         "timeout": timeout}
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncClient] = (
-            weakref.WeakKeyDictionary())
-        self._lock = threading.Lock()
+        self._connections = Connections(service, tenant=tenant, token=token, credentials=credentials,
+                                        timeout=timeout)
         self._closed = False
 
     @property
@@ -184,24 +164,15 @@ class MemorywireSession:
             raise RuntimeError("MemorywireSession is closed")
 
     def _connection(self) -> AsyncClient:
-        """The client of the running event loop: a gRPC asyncio channel
-        belongs to the loop that made it, and a session outlives loops
-        (``Runner.run_sync`` makes one per run)."""
+        """The client of the running event loop (a session outlives loops:
+        ``Runner.run_sync`` makes one per run)."""
         self._check_not_closed()
-        if isinstance(self._service, AsyncClient):
-            return self._service
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            client = self._clients.get(loop)
-            if client is None:
-                client, _ = aconnect(self._service, **self._options)
-                self._clients[loop] = client
-        return client
+        return self._connections.aio()
 
     # -- reading ------------------------------------------------------------------------------
 
     async def _page(self, client: AsyncClient, *, order: str, limit: int, cursor: str | None) -> Record:
-        async with refused(RuntimeError):
+        async with atranslate(RuntimeError):
             page: Record = await client.history(scope=self.scope, kinds=KINDS, order=order, limit=limit,
                                                 cursor=cursor)
         return page
@@ -255,7 +226,7 @@ class MemorywireSession:
 
     async def _put(self, client: AsyncClient, records: list[Record]) -> None:
         for start in range(0, len(records), PAGE):
-            async with refused(RuntimeError):
+            async with atranslate(RuntimeError):
                 await acall_with_retry(client.put, records=records[start:start + PAGE], scope=self.scope,
                                        atomic=True)
 
@@ -302,7 +273,7 @@ class MemorywireSession:
             {"compare": {"field": "/scope/session", "operator": "eq", "value": self.session_id}},
             {"compare": {"field": "/kind", "operator": "in", "value": list(KINDS)}},
         ]}}
-        async with refused(RuntimeError):
+        async with atranslate(RuntimeError):
             await acall_with_retry(client.delete, filter=where, scope=self.scope)
 
     def close(self) -> None:
@@ -310,5 +281,4 @@ class MemorywireSession:
         channel of a client this session made closes when it is collected;
         a client given is the caller's to close."""
         self._closed = True
-        with self._lock:
-            self._clients.clear()
+        self._connections.close()

@@ -24,6 +24,7 @@ from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
 from live import Serve
+from lost_response import losing_proxy
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
@@ -188,25 +189,14 @@ def test_record_ids_are_the_same_for_the_same_list(memorywire_serve: Serve) -> N
 
 def test_a_retried_write_after_a_lost_response_is_not_duplicated(memorywire_serve: Serve) -> None:
     tenant = memorywire_serve.tenant()
-    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="c1",
-                           retry=Retry(attempts=3, backoff=0.01)) as t:
-        put = t.client.put
-        seen: list[str] = []
-
-        def lossy_put(**k: Any) -> Any:
-            seen.append(k["operation_id"])
-            out = put(**k)
-            if len(seen) == 1:  # the write happened; its answer is lost
-                raise ServiceError("UNAVAILABLE", "connection reset", [], "UNAVAILABLE")
-            return out
-
-        t.client.put = lossy_put  # type: ignore[method-assign]
-        t.save(THREAD)
-        assert len(seen) == 2 and seen[0] == seen[1]  # one operation id for both attempts
-        records = t.client.history(scope=t.scope)["records"]
+    with losing_proxy(memorywire_serve.target) as proxy:
+        with MemorywireThreads(proxy.front, tenant=tenant, chat_id="c1", retry=Retry(attempts=3, backoff=0.01)) as t:
+            t.save(THREAD)
+            assert proxy.lost == 1
+    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="c1") as again:
+        records = again.client.history(scope=again.scope)["records"]
         assert len(records) == len(THREAD)
         assert [r["revision"] for r in records] == [1] * len(THREAD)
-    with MemorywireThreads(memorywire_serve.target, tenant=tenant, chat_id="c1") as again:
         assert again.load() == THREAD
 
 

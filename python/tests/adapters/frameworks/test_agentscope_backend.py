@@ -18,9 +18,10 @@ from typing import Any, TypeVar
 
 import pytest
 from live import Serve
+from lost_response import losing_proxy
 
 from memorywire.adapters import FORMS
-from memorywire.client import AsyncClient, Client
+from memorywire.client import Client
 from memorywire.service.errors import ServiceError
 
 pytest.importorskip("agentscope")
@@ -464,31 +465,16 @@ def test_a_long_input_is_searched_by_its_beginning(serve: Serve) -> None:
     run(go())
 
 
-class LosingClient(AsyncClient):
-    """Does the first Put, then answers it with UNAVAILABLE: a lost response."""
-
-    lost = 0
-
-    async def _unary(self, call: Any) -> Any:
-        out = await super()._unary(call)
-        if call.method == "Put" and self.lost == 0:
-            self.lost += 1
-            raise ServiceError("UNAVAILABLE", "the response was lost", [], "UNAVAILABLE")
-        return out
-
-
 def test_a_write_retried_after_a_lost_response_is_not_duplicated(serve: Serve) -> None:
     tenant = serve.tenant()
+    with losing_proxy(serve.target) as proxy:
+        async def go() -> None:
+            memory = MemorywireLongTermMemory(proxy.front, tenant=tenant, user_id="u", mode="both")
+            chunk = await (await memory.list_tools())[1](thinking="", content=["Only once."])
+            assert chunk.state != ToolResultState.ERROR
+            await memory.close()
 
-    async def go() -> None:
-        client = LosingClient(serve.target, tenant=tenant, timeout=10)
-        memory = MemorywireLongTermMemory(client, user_id="u", mode="both")
-        chunk = await (await memory.list_tools())[1](thinking="", content=["Only once."])
-        assert chunk.state != ToolResultState.ERROR
-        assert client.lost == 1
-        await memory.close()  # leaves the client it was given open
-        out = await client.history()
-        assert [r["fact"]["text"] for r in out["records"]] == ["Only once."]
-        await client.close()
-
-    run(go())
+        run(go())
+        assert proxy.lost == 1
+    with Client(serve.target, tenant=tenant) as mw:
+        assert [r["fact"]["text"] for r in mw.history()["records"]] == ["Only once."]

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 from live import Serve
+from lost_response import losing_proxy
 
 from memorywire.adapters import FORMS
 from memorywire.client import AsyncClient, Client
@@ -443,33 +444,24 @@ def test_a_scope_the_service_would_refuse_is_refused_at_once() -> None:
         MemorywireMemory("127.0.0.1:1", namespace=[""])
 
 
-class LosingClient(AsyncClient):
-    """Does the first Put, then answers it with UNAVAILABLE: a lost response."""
-
-    lost = 0
-
-    async def _unary(self, call: Any) -> Any:
-        out = await super()._unary(call)
-        if call.method == "Put" and self.lost == 0:
-            self.lost += 1
-            raise ServiceError("UNAVAILABLE", "the response was lost", [], "UNAVAILABLE")
-        return out
-
-
 def test_a_write_retried_after_a_lost_response_is_not_duplicated(serve: Serve) -> None:
     tenant = serve.tenant()
+    with losing_proxy(serve.target) as proxy:
+        async def go() -> None:
+            memory = MemorywireMemory(proxy.front, tenant=tenant, user="u-1")
+            await memory.add(MemoryContent(content="once", mime_type=MemoryMimeType.TEXT))
+            await memory.close()
 
-    async def go() -> None:
-        client = LosingClient(serve.target, tenant=tenant, timeout=10)
-        memory = MemorywireMemory(client, user="u-1")
-        await memory.add(MemoryContent(content="once", mime_type=MemoryMimeType.TEXT))
-        assert client.lost == 1
-        assert [r.content for r in (await memory.query("")).results] == ["once"]
-        await memory.close()  # not the client's: it was given
-        assert [r.content for r in (await MemorywireMemory(client, user="u-1").query("")).results] == ["once"]
-        await client.close()
+        run(go())
+        assert proxy.lost == 1
 
-    run(go())
+    async def read() -> list[Any]:
+        memory = MemorywireMemory(serve.target, tenant=tenant, user="u-1")
+        found = [r.content for r in (await memory.query("")).results]
+        await memory.close()
+        return found
+
+    assert run(read()) == ["once"]
 
 
 def test_a_memory_made_from_a_client_has_no_config(serve: Serve, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from langchain_core.language_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder  # noqa: E402
 from langchain_core.runnables import Runnable, RunnableLambda  # noqa: E402
 from langchain_core.runnables.history import RunnableWithMessageHistory  # noqa: E402
+from lost_response import losing_proxy  # noqa: E402
 from test_langchain_package import conversations  # noqa: E402
 
 from memorywire.adapters import FORMS  # noqa: E402
@@ -335,28 +336,14 @@ def test_a_request_the_client_refuses(memorywire_serve: Any) -> None:
     history.close()
 
 
-class LosingClient(Client):
-    """A client whose first Put reaches the service and then loses its response."""
-
-    operation_ids: list[str]
-
-    def put(self, *args: Any, **kwargs: Any) -> Any:
-        self.operation_ids.append(kwargs["operation_id"])
-        answer = super().put(*args, **kwargs)
-        if len(self.operation_ids) == 1:
-            raise ServiceError("UNAVAILABLE", "the response was lost", [], "UNAVAILABLE")
-        return answer
-
-
 def test_a_retried_write_is_not_duplicated(memorywire_serve: Any) -> None:
-    client = LosingClient(memorywire_serve.target, tenant=memorywire_serve.tenant(), timeout=TIMEOUT)
-    client.operation_ids = []
-    history = MemorywireChatMessageHistory("retry", client)
-    msgs = [lc.HumanMessage(content="once"), lc.AIMessage(content="only once")]
-    history.add_messages(msgs)
-    assert len(client.operation_ids) == 2 and len(set(client.operation_ids)) == 1
-    assert history.messages == msgs
-    client.close()
+    with losing_proxy(memorywire_serve.target) as proxy:
+        history = MemorywireChatMessageHistory("retry", proxy.front, tenant=memorywire_serve.tenant(), timeout=TIMEOUT)
+        msgs = [lc.HumanMessage(content="once"), lc.AIMessage(content="only once")]
+        history.add_messages(msgs)
+        assert proxy.lost == 1
+        assert history.messages == msgs
+        history.close()
 
 
 def test_without_the_framework_the_import_names_the_extra() -> None:

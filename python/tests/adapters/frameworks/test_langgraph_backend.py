@@ -16,12 +16,10 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from concurrent import futures
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TypedDict
 
-import grpc
 import pytest
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -30,6 +28,7 @@ from langgraph.store.base import BaseStore, GetOp, InvalidNamespaceError, Item, 
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 from live import Serve
+from lost_response import losing_proxy
 
 from memorywire.adapters import FORMS
 from memorywire.client import Client
@@ -422,7 +421,7 @@ def test_embeddings_in_the_records(make: Callable[..., BaseStore], served: Serve
     assert isinstance(store, MemorywireStore)
     value = {"text": "red apple", "tags": ["fruit", "red"]}
     store.put(("docs",), "a", value)
-    with Client(served.target, tenant=store._settings["tenant"]) as mw:
+    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
         rec = mw.get(record_id(("docs",), "a"))["records"][0]
     assert [(e.get("field"), e["model"], e["dimensions"]) for e in rec["embeddings"]] == [
         ("/custom/value/text", "langgraph.index", 500), ("/custom/value/tags/0", "langgraph.index", 500),
@@ -487,7 +486,7 @@ def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], served: Se
         s.put(("t",), "forever", {"v": 4}, ttl=None)
     mw = stores[1]
     assert isinstance(mw, MemorywireStore)
-    with Client(served.target, tenant=mw._settings["tenant"]) as client:
+    with Client(served.target, tenant=mw._connections.sync().tenant) as client:
         rec = client.get(record_id(("t",), "read"))["records"][0]
         forever = client.get(record_id(("t",), "forever"))["records"][0]
     assert rec["native"]["record"]["ttl_minutes"] == 0.1 and "lifecycle" not in forever
@@ -496,7 +495,7 @@ def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], served: Se
     for s in stores:
         assert s.get(("t",), "read") is not None  # refreshes: now + 6 s
         assert s.get(("t",), "not-refreshed", refresh_ttl=False) is not None
-    with Client(served.target, tenant=mw._settings["tenant"]) as client:
+    with Client(served.target, tenant=mw._connections.sync().tenant) as client:
         rec2 = client.get(record_id(("t",), "read"))["records"][0]
     assert rec2["lifecycle"]["expires_at"] > first_expiry and rec2["updated_at"] == rec["updated_at"]
     time.sleep(4.2)  # 7.2 s after the puts, 4.2 s after the refresh
@@ -598,7 +597,7 @@ def test_other_frameworks_find_the_items_by_text(make: Callable[..., BaseStore],
     store.put(("memories", "u-1"), "food", {"text": "The user likes pizza."})
     store.put(("memories", "u-1"), "drink", {"content": "The user drinks green tea."})
     store.put(("memories", "u-1"), "misc", {"meta": {"note": "Allergic to peanuts"}, "count": 3})
-    with Client(served.target, tenant=store._settings["tenant"]) as mw:
+    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
         hits = {q: mw.search(q)["hits"] for q in ["pizza", "green tea", "peanuts"]}
     records = [h[0]["record"] for h in hits.values()]
     assert [r["key"] for r in records] == ["food", "drink", "misc"]
@@ -621,7 +620,7 @@ def test_items_of_other_writers_are_read_by_key(make: Callable[..., BaseStore], 
     assert isinstance(store, MemorywireStore)
     item = {"namespace": ["shared"], "key": "k", "value": {"v": 1}, "created_at": "2026-05-04T12:30:15+00:00",
             "updated_at": "2026-05-04T12:30:15+00:00"}
-    with Client(served.target, tenant=store._settings["tenant"]) as mw:
+    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
         mw.put(FORMS["langgraph.item"].to_records([item], user="u-9"))
         assert store.get(("shared",), "k").value == {"v": 1}  # type: ignore[union-attr]
         store.put(("shared",), "k", {"v": 2})
@@ -660,46 +659,17 @@ def test_a_service_error_names_its_reason(served: Serve, kind: str) -> None:
     store.close()
 
 
-class LosingProxy(grpc.GenericRpcHandler):
-    """Forwards every call, but answers the first Put with UNAVAILABLE after
-    the service has done it: a response lost on the way back."""
-
-    def __init__(self, target: str) -> None:
-        self.channel = grpc.insecure_channel(target)
-        self.lost = 0
-
-    def service(self, details: Any) -> grpc.RpcMethodHandler:
-        method = details.method
-
-        def forward(request: bytes, context: grpc.ServicerContext) -> bytes:
-            metadata = [(k, v) for k, v in context.invocation_metadata() if not k.startswith((":", "grpc-"))]
-            out: bytes = self.channel.unary_unary(method)(request, metadata=metadata, timeout=10)
-            if method.endswith("/Put") and not self.lost:
-                self.lost += 1
-                context.abort(grpc.StatusCode.UNAVAILABLE, "the response was lost")
-            return out
-
-        return grpc.unary_unary_rpc_method_handler(forward)
-
-
 def test_a_retried_put_is_done_once(served: Serve) -> None:
-    proxy = LosingProxy(served.target)
-    front = grpc.server(futures.ThreadPoolExecutor(max_workers=4), handlers=[proxy])
-    port = front.add_insecure_port("127.0.0.1:0")
-    front.start()
     tenant = served.tenant()
-    try:
-        store = MemorywireStore(f"127.0.0.1:{port}", tenant=tenant)
+    with losing_proxy(served.target) as proxy:
+        store = MemorywireStore(proxy.front, tenant=tenant)
         store.put(("a",), "k", {"v": 1})
         assert proxy.lost == 1
         assert store.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
-        with Client(served.target, tenant=tenant) as mw:
-            records = mw.history()["records"]
-        assert [(r["key"], r["revision"]) for r in records] == [("k", 1)]
         store.close()
-    finally:
-        front.stop(grace=None)
-        proxy.channel.close()
+    with Client(served.target, tenant=tenant) as mw:
+        records = mw.history()["records"]
+    assert [(r["key"], r["revision"]) for r in records] == [("k", 1)]
 
 
 def test_clients_given_and_their_ownership(served: Serve, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E4
 from langchain_core.messages import AIMessage  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from live import Serve  # noqa: E402
+from lost_response import losing_proxy  # noqa: E402
 from mem0 import AsyncMemory, Memory  # noqa: E402
 from mem0.exceptions import VectorStoreError  # noqa: E402
 from mem0.vector_stores.qdrant import Qdrant  # noqa: E402
@@ -187,21 +188,13 @@ def test_collections_are_namespaces_and_records_are_facts(memorywire_serve: Serv
 
 
 def test_a_retried_insert_after_a_lost_response_is_not_duplicated(memorywire_serve: Serve) -> None:
-    s = MemorywireVectorStore(service=memorywire_serve.target, tenant=memorywire_serve.tenant(),
-                              embedding_model_dims=DIMS)
-    put = s.client.put
-    seen: list[str] = []
-
-    def lossy_put(**k: Any) -> Any:
-        seen.append(k["operation_id"])
-        out = put(**k)
-        if len(seen) == 1:
-            raise ServiceError("UNAVAILABLE", "connection reset", [], "UNAVAILABLE")
-        return out
-
-    s.client.put = lossy_put  # type: ignore[method-assign]
-    s.insert(vectors=VECTORS[:2], payloads=[payload(0), payload(1)], ids=IDS[:2])
-    assert len(seen) == 2 and seen[0] == seen[1]
+    tenant = memorywire_serve.tenant()
+    with losing_proxy(memorywire_serve.target) as proxy:
+        s = MemorywireVectorStore(service=proxy.front, tenant=tenant, embedding_model_dims=DIMS)
+        s.insert(vectors=VECTORS[:2], payloads=[payload(0), payload(1)], ids=IDS[:2])
+        assert proxy.lost == 1
+        s.close()
+    s = MemorywireVectorStore(service=memorywire_serve.target, tenant=tenant, embedding_model_dims=DIMS)
     assert [r["revision"] for r in s.client.history(scope=s.scope)["records"]] == [1, 1]
     s.close()
 

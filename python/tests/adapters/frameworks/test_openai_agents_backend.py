@@ -26,11 +26,12 @@ from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
 from agents.memory import Session  # noqa: E402
 from agents.models.interface import Model  # noqa: E402
 from agents.usage import Usage  # noqa: E402
+from lost_response import losing_proxy  # noqa: E402
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText  # noqa: E402
 from openai_conversations import SETTINGS, conversations  # noqa: E402
 
 from memorywire.adapters import FORMS, AdapterError  # noqa: E402
-from memorywire.client import AsyncClient, Client, ServiceError  # noqa: E402
+from memorywire.client import Client, ServiceError  # noqa: E402
 from memorywire.integrations.openai_agents import MemorywireSession  # noqa: E402
 
 TIMEOUT = 3.0
@@ -601,35 +602,14 @@ def test_a_request_the_client_refuses(memorywire_serve: Any) -> None:
     session.close()
 
 
-class LosingClient(AsyncClient):
-    """A client whose first Put reaches the service and then loses its
-    response."""
-
-    operation_ids: list[str]
-
-    async def put(self, *args: Any, **kwargs: Any) -> Any:
-        self.operation_ids.append(kwargs["operation_id"])
-        answer = await super().put(*args, **kwargs)
-        if len(self.operation_ids) == 1:
-            raise ServiceError("UNAVAILABLE", "the response was lost", [], "UNAVAILABLE")
-        return answer
-
-
 def test_a_retried_write_is_not_duplicated(memorywire_serve: Any) -> None:
     tenant = memorywire_serve.tenant()
     items: list[Any] = [{"role": "user", "content": "once"}, {"role": "assistant", "content": "only once"}]
-
-    async def go() -> list[Any]:
-        client = LosingClient(memorywire_serve.target, tenant=tenant, timeout=TIMEOUT)
-        client.operation_ids = []
-        session = MemorywireSession("retry", client)
-        await session.add_items(items)
-        assert len(client.operation_ids) == 2 and len(set(client.operation_ids)) == 1
-        got = await session.get_items()
-        await client.close()
-        return got
-
-    assert run(go()) == items
+    with losing_proxy(memorywire_serve.target) as proxy:
+        session = MemorywireSession("retry", proxy.front, tenant=tenant, timeout=TIMEOUT)
+        run(session.add_items(items))
+        assert proxy.lost == 1
+    assert run(MemorywireSession("retry", memorywire_serve.target, tenant=tenant).get_items()) == items
 
 
 def test_without_the_framework_the_import_names_the_extra() -> None:
