@@ -13,7 +13,6 @@ import hashlib
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import memorywire
@@ -26,6 +25,7 @@ from memorywire.errors import MemorywireError, Violation
 from memorywire.limits import DEFAULT_LIMITS, Limits
 from memorywire.service import cursors, filters, search, watch
 from memorywire.service import records as r
+from memorywire.service.context import Call
 from memorywire.service.errors import REASON_CODES, ServiceError, error
 from memorywire.service.store import (
     CREATED,
@@ -69,15 +69,6 @@ def request_type(method: str) -> str:
 
 def response_type(method: str) -> str:
     return f"memorywire.v1.{method}Response"
-
-
-@dataclass
-class Call:
-    """One call of an operation: the caller's tenant (None for
-    GetCapabilities) and a test of whether the caller still waits for it."""
-
-    tenant: str | None
-    is_active: Callable[[], bool] = lambda: True
 
 
 class Service:
