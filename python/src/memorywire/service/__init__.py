@@ -2,6 +2,8 @@
 over gRPC on an embedded SQLite store.
 
 - :mod:`memorywire.service.store`: the SQLite schema and transactions;
+- :mod:`memorywire.service.registry`: the list of operations, with their
+  message types, streaming, whether they write and their handlers;
 - :mod:`memorywire.service.context`: the context of one call (``Call``);
 - :mod:`memorywire.service.operations`: the semantics of each operation;
 - :mod:`memorywire.service.filters`: the filter language;
