@@ -123,6 +123,7 @@ def test_each_handler_is_a_method_of_the_service(op: registry.Operation) -> None
 
 
 def test_the_lists_derived_from_the_registry() -> None:
+    from memorywire.client._shared import Streamed, Upload
     from memorywire.service.fairness import REFLECTION, STREAM_METHODS
     from memorywire.service.operations import MUTATING
 
@@ -130,5 +131,9 @@ def test_the_lists_derived_from_the_registry() -> None:
     assert MUTATING == {"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
                         "CommitOffset", "Import"}
     assert STREAM_METHODS == ("Watch", "Export", "Import", REFLECTION)
+    with pytest.raises(ValueError, match="Import is a client call"):
+        Streamed("Import", b"", None)
+    with pytest.raises(ValueError, match="Watch is a server call"):
+        Upload("Watch", (), None)
     with pytest.raises(KeyError, match="no operation 'Forget'"):
         registry.operation("Forget")
