@@ -14,7 +14,9 @@ scenarios detect the mistakes services are likely to make.
 
 The proxy handles raw bytes (generic handlers without deserializers) and
 rewrites a message only when its fault needs to, with the message classes the
-runner builds from its descriptor set. Once listening it prints one line to
+runner builds from its descriptor set. Which methods it offers, how each
+streams and which ones write, it reads from the registry of operations of the
+memorywire package (``memorywire.service.registry``). Once listening it prints one line to
 stdout, ``listening on HOST:PORT`` (``--listen`` with port 0 picks a free
 port), and it runs until SIGTERM or SIGINT.
 
@@ -188,6 +190,7 @@ from typing import Any, NamedTuple
 
 import grpc
 from google.protobuf import descriptor_pb2
+from memorywire.service.registry import OPERATIONS, Operation, Streaming, operation
 from memorywire_conformance.service import reflection
 from memorywire_conformance.service.descriptors import SERVICE, message_class
 
@@ -224,10 +227,10 @@ FAULTS = {
     "global-stream-pool": "refuses other tenants' Watch while one is at its stream bound",
 }
 
-UNARY = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
-         "Review", "CommitOffset", "GetCapabilities")
-MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
-                      "CommitOffset", "Import"})
+#: The operations, as the reference service's registry lists them: the
+#: proxy forwards each by how it streams, and replay-twice rewrites the
+#: mutating ones.
+MUTATING = frozenset(op.name for op in OPERATIONS if op.mutating)
 SHARED_TENANT = "broken-service-shared-tenant"
 HEALTH = "grpc.health.v1.Health"
 DETAILS_KEY = "grpc-status-details-bin"
@@ -487,8 +490,9 @@ class Proxy:
 
     # -- handlers -------------------------------------------------------------------------------
 
-    def _unary(self, method: str) -> Callable[[bytes, grpc.ServicerContext], bytes]:
-        stub = self.channel.unary_unary(f"/{SERVICE}/{method}")
+    def _unary(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext], bytes]:
+        method = op.name
+        stub = self.channel.unary_unary(op.path)
 
         def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
             self._refuse_metadata(context)
@@ -512,9 +516,10 @@ class Proxy:
 
         return handle
 
-    def _server_stream(self, method: str) -> Callable[[bytes, grpc.ServicerContext],
-                                                      Iterator[bytes]]:
-        stub = self.channel.unary_stream(f"/{SERVICE}/{method}")
+    def _server_stream(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext],
+                                                        Iterator[bytes]]:
+        method = op.name
+        stub = self.channel.unary_stream(op.path)
 
         def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
             self._refuse_metadata(context)
@@ -608,7 +613,7 @@ class Proxy:
 
     def _import(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
         self._refuse_metadata(context)
-        stub = self.channel.stream_unary(f"/{SERVICE}/Import")
+        stub = self.channel.stream_unary(operation("Import").path)
         original: list[str | None] = [None]
         tenant = self._tenant(context)
         sent: list[bytes] = []
@@ -681,10 +686,16 @@ class Proxy:
             raise AssertionError("unreachable") from None
 
     def handlers(self) -> list[grpc.GenericRpcHandler]:
-        handlers = {m: grpc.unary_unary_rpc_method_handler(self._unary(m)) for m in UNARY}
-        handlers["Watch"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Watch"))
-        handlers["Export"] = grpc.unary_stream_rpc_method_handler(self._server_stream("Export"))
-        handlers["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
+        handlers: dict[str, grpc.RpcMethodHandler] = {}
+        for op in OPERATIONS:
+            if op.streaming is Streaming.UNARY:
+                handlers[op.name] = grpc.unary_unary_rpc_method_handler(self._unary(op))
+            elif op.streaming is Streaming.SERVER:
+                handlers[op.name] = grpc.unary_stream_rpc_method_handler(self._server_stream(op))
+            elif op.name == "Import":
+                handlers[op.name] = grpc.stream_unary_rpc_method_handler(self._import)
+            else:
+                raise NotImplementedError(f"the proxy does not forward {op.name}")
         out = [grpc.method_handlers_generic_handler(SERVICE, handlers),
                grpc.method_handlers_generic_handler(HEALTH, {
                    "Check": grpc.unary_unary_rpc_method_handler(self._health_check)})]

@@ -6,6 +6,8 @@ Each operation is written once, in :class:`Operations`; it builds a
 :class:`Unary`, :class:`Streamed` or :class:`Upload` and hands it to the
 transport (``_unary``, ``_watch``, ``_export``, ``_import``), which sends it
 on a blocking channel (``Client``) or an asyncio one (``AsyncClient``).
+The path, the message types and the streaming of each call are those of
+the registry of operations (:mod:`memorywire.service.registry`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import memorywire.protobuf
 from memorywire._transport import is_local
 from memorywire._version import SPECVERSION
 from memorywire.errors import MemorywireError
+from memorywire.service import registry
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
     TRANSPORT_REASONS,
@@ -29,8 +32,9 @@ from memorywire.service.errors import (
     decode_status,
     from_error_document,
 )
+from memorywire.service.registry import Streaming, operation
 
-SERVICE = "memorywire.v1.MemoryService"
+SERVICE = registry.SERVICE
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 Doc = dict[str, Any]
@@ -142,9 +146,16 @@ def envelope(doc: Mapping[str, Any], operation_id: str | None = None) -> Doc:
     return out
 
 
+def _streaming(method: str, kind: Streaming) -> None:
+    found = operation(method).streaming
+    if found is not kind:
+        raise ValueError(f"{method} is a {found.value} call, not a {kind.value} one")
+
+
 @dataclass(frozen=True)
 class Unary:
-    """A unary call: its method, its request document and its deadline."""
+    """A unary call: its method, its request document and its deadline.
+    The path and the message types are the registry's."""
 
     method: str
     request: Mapping[str, Any]
@@ -152,7 +163,7 @@ class Unary:
 
     @property
     def path(self) -> str:
-        return f"/{SERVICE}/{self.method}"
+        return operation(self.method).path
 
     def encode(self) -> bytes:
         """The request, checked and encoded (specversion and operation_id
@@ -160,10 +171,10 @@ class Unary:
         req = dict(self.request)
         req.setdefault("specversion", SPECVERSION)
         req.setdefault("operation_id", f"op-{uuid.uuid4()}")
-        return memorywire.protobuf.encode(req, type=f"memorywire.v1.{self.method}Request")
+        return memorywire.protobuf.encode(req, type=operation(self.method).request_type)
 
     def decode(self, data: bytes) -> Doc:
-        return memorywire.protobuf.decode(data, type=f"memorywire.v1.{self.method}Response")
+        return memorywire.protobuf.decode(data, type=operation(self.method).response_type)
 
 
 @dataclass(frozen=True)
@@ -174,33 +185,43 @@ class Streamed:
     data: bytes
     timeout: float | None
 
+    def __post_init__(self) -> None:
+        _streaming(self.method, Streaming.SERVER)
+
     @property
     def path(self) -> str:
-        return f"/{SERVICE}/{self.method}"
+        return operation(self.method).path
 
 
 @dataclass(frozen=True)
 class Upload:
     """A call with a stream of requests (Import), already encoded."""
 
+    method: str
     messages: tuple[bytes, ...]
     timeout: float | None
-    path: str = f"/{SERVICE}/Import"
 
-    @staticmethod
-    def decode(data: bytes) -> Doc:
-        return memorywire.protobuf.decode(data, type="memorywire.v1.ImportResponse")
+    def __post_init__(self) -> None:
+        _streaming(self.method, Streaming.CLIENT)
+
+    @property
+    def path(self) -> str:
+        return operation(self.method).path
+
+    def decode(self, data: bytes) -> Doc:
+        return memorywire.protobuf.decode(data, type=operation(self.method).response_type)
 
 
 def watch_event(data: bytes) -> Doc:
     """The ChangeEvent of a WatchResponse message."""
-    event: Doc = memorywire.protobuf.decode(data, type="memorywire.v1.WatchResponse")["event"]
+    event: Doc = memorywire.protobuf.decode(data, type=operation("Watch").response_type)["event"]
     return event
 
 
 def export_records(data: bytes) -> list[Doc]:
     """The records of an ExportResponse message."""
-    records: list[Doc] = memorywire.protobuf.decode(data, type="memorywire.v1.ExportResponse").get("records", [])
+    records: list[Doc] = memorywire.protobuf.decode(
+        data, type=operation("Export").response_type).get("records", [])
     return records
 
 
@@ -364,7 +385,7 @@ class Operations(Generic[R, W, E]):
         deadline unless ``timeout``."""
         req = envelope({"scope": scope, "cursor": cursor, "consumer": consumer,
                         "filter": filter, "from_start": from_start, "max_events": max_events})
-        data = memorywire.protobuf.encode(req, type="memorywire.v1.WatchRequest")
+        data = memorywire.protobuf.encode(req, type=operation("Watch").request_type)
         return self._watch(Streamed("Watch", data, timeout))
 
     def commit_offset(self, consumer: str, cursor: str, *, operation_id: str | None = None,
@@ -376,7 +397,7 @@ class Operations(Generic[R, W, E]):
                filter: Mapping[str, Any] | None = None, timeout: float | None = None) -> E:
         """Every record of a scope, in insertion order."""
         req = envelope({"scope": scope, "include_deleted": include_deleted, "filter": filter})
-        data = memorywire.protobuf.encode(req, type="memorywire.v1.ExportRequest")
+        data = memorywire.protobuf.encode(req, type=operation("Export").request_type)
         return self._export(Streamed("Export", data, self._deadline(timeout)))
 
     def import_(self, records: Iterable[Mapping[str, Any]], *, scope: Mapping[str, Any] | None = None,
@@ -386,18 +407,18 @@ class Operations(Generic[R, W, E]):
         ``batch_size`` records; ``mode="replace"`` makes it a snapshot of
         the scope. Returns ``imported``."""
         head = envelope({"scope": scope, "mode": mode}, operation_id)
+        request_type = operation("Import").request_type
         messages: list[bytes] = []
         batch: list[Doc] = []
         for x in records:
             batch.append(dict(x))
             if len(batch) >= batch_size:
-                messages.append(memorywire.protobuf.encode(dict(head, records=batch),
-                                                           type="memorywire.v1.ImportRequest"))
+                messages.append(memorywire.protobuf.encode(dict(head, records=batch), type=request_type))
                 batch = []
         if batch or not messages:
             messages.append(memorywire.protobuf.encode(dict(head, records=batch) if batch else head,
-                                                       type="memorywire.v1.ImportRequest"))
-        return self._import(Upload(tuple(messages), self._deadline(timeout)))
+                                                       type=request_type))
+        return self._import(Upload("Import", tuple(messages), self._deadline(timeout)))
 
     def capabilities(self, *, timeout: float | None = None) -> R:
         """What the service supports: versions, operations, features, limits."""

@@ -2,6 +2,9 @@
 over gRPC on an embedded SQLite store.
 
 - :mod:`memorywire.service.store`: the SQLite schema and transactions;
+- :mod:`memorywire.service.registry`: the list of operations, with their
+  message types, streaming, whether they write and their handlers;
+- :mod:`memorywire.service.context`: the context of one call (``Call``);
 - :mod:`memorywire.service.operations`: the semantics of each operation;
 - :mod:`memorywire.service.filters`: the filter language;
 - :mod:`memorywire.service.search`: full text, vectors and their fusion;
@@ -26,7 +29,7 @@ from typing import Any
 __all__ = ["Call", "MemoryServer", "Service", "ServiceError", "Store", "main"]
 
 _WHERE = {
-    "Call": "memorywire.service.operations",
+    "Call": "memorywire.service.context",
     "Service": "memorywire.service.operations",
     "ServiceError": "memorywire.service.errors",
     "Store": "memorywire.service.store",

@@ -20,13 +20,16 @@ from dataclasses import dataclass
 import grpc
 
 from memorywire.service.errors import ServiceError, error
+from memorywire.service.registry import OPERATIONS, Streaming
 
 __all__ = ["ANONYMOUS", "Admission", "FairShare", "REFLECTION", "StallMonitor", "STREAM_METHODS"]
 
 #: The method of the reflection service, a stream that acts for no tenant.
 REFLECTION = "ServerReflectionInfo"
-#: The methods whose calls are streams.
-STREAM_METHODS = ("Watch", "Export", "Import", REFLECTION)
+#: The methods whose calls are streams: the streaming operations and reflection.
+STREAM_METHODS = (*(op.name for op in OPERATIONS if op.streaming is not Streaming.UNARY), REFLECTION)
+#: The operations whose client receives a stream (as opposed to sending one).
+_SERVER_STREAMS = frozenset(op.name for op in OPERATIONS if op.streaming is Streaming.SERVER)
 #: What calls that act for no tenant and hold a worker are counted under:
 #: no tenant has this name (a tenant has at least one code point).
 ANONYMOUS = ""
@@ -245,7 +248,7 @@ class StallMonitor:
                            if not e.ended and e.since is not None and now - e.since > self.seconds]
             for entry in stalled:
                 entry.ended = True
-                peer = "took no message" if entry.method in ("Watch", "Export") else "sent no message"
+                peer = "took no message" if entry.method in _SERVER_STREAMS else "sent no message"
                 message = (f"the {entry.method} stream was ended: its client {peer} for "
                            f"{self.seconds:g} seconds; open it again to continue")
                 entry.on_stall(message)

@@ -13,7 +13,6 @@ import hashlib
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import memorywire
@@ -24,8 +23,9 @@ from memorywire._compiled import varint
 from memorywire._version import SPECVERSION as SPECVERSION
 from memorywire.errors import MemorywireError, Violation
 from memorywire.limits import DEFAULT_LIMITS, Limits
-from memorywire.service import cursors, filters, search, watch
+from memorywire.service import cursors, filters, registry, search, watch
 from memorywire.service import records as r
+from memorywire.service.context import Call
 from memorywire.service.errors import REASON_CODES, ServiceError, error
 from memorywire.service.store import (
     CREATED,
@@ -43,12 +43,12 @@ from memorywire.service.store import (
 __all__ = ["Call", "ImportStream", "Service", "FEATURES", "OPERATIONS", "MUTATING"]
 
 IMPLEMENTATION = "memorywire-reference"
-OPERATIONS = ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
-              "Review", "Watch", "CommitOffset", "Export", "Import", "GetCapabilities")
+#: The names of the operations (GetCapabilities lists them), and of those that
+#: write, from the registry.
+OPERATIONS = tuple(op.name for op in registry.OPERATIONS)
 FEATURES = ("search.text", "search.vector", "search.hybrid", "watch", "watch.offsets", "approval",
             "encryption", "expire.decay", "import.replace")
-MUTATING = frozenset({"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
-                      "CommitOffset", "Import"})
+MUTATING = frozenset(op.name for op in registry.OPERATIONS if op.mutating)
 #: The greatest number of records one Import stream may carry.
 MAX_IMPORT_RECORDS = 1_000_000
 #: The bytes of the records of one Export message, unless one record alone
@@ -64,20 +64,11 @@ _ENTITLED_TRUST = frozenset({"verified", "system"})
 
 
 def request_type(method: str) -> str:
-    return f"memorywire.v1.{method}Request"
+    return registry.operation(method).request_type
 
 
 def response_type(method: str) -> str:
-    return f"memorywire.v1.{method}Response"
-
-
-@dataclass
-class Call:
-    """One call of an operation: the caller's tenant (None for
-    GetCapabilities) and a test of whether the caller still waits for it."""
-
-    tenant: str | None
-    is_active: Callable[[], bool] = lambda: True
+    return registry.operation(method).response_type
 
 
 class Service:
@@ -879,6 +870,12 @@ class Service:
                 yield head + b"".join(parts)
 
         return frames()
+
+    def import_stream(self, call: Call, max_bytes: int) -> ImportStream:
+        """An Import, to which the binding hands the messages of the stream
+        as they arrive (at most ``max_bytes`` of them in all)."""
+        return ImportStream(self, call, max_bytes)
+
 
 class ImportStream:
     """One Import, message by message as they arrive (operations.md section

@@ -29,8 +29,8 @@ import math
 import operator
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +50,7 @@ from memorywire.service.store import (
 from memorywire.service.vectors import STATUS_CODES, VectorRanking, cosine
 
 if TYPE_CHECKING:
-    from memorywire.service.operations import Call, Service
+    from memorywire.service.context import Call
 
 __all__ = ["run", "text_ranking", "text_terms"]
 
@@ -65,6 +65,27 @@ K1 = 1.2
 B = 0.75
 #: A hit: (score, sequence, rid, text_score or None, vector_score or None).
 Hit = tuple[float, int, int, float | None, float | None]
+
+
+class Service(Protocol):
+    """What a search needs of the service that runs it (the ``Service`` of
+    :mod:`memorywire.service.operations`, which this module does not import:
+    that module imports this one)."""
+
+    store: Store
+    paging: cursors.Paging
+
+    def digest(self, method: str, req: Mapping[str, Any], drop: Iterable[str] = ()) -> bytes: ...
+
+    def encode(self, type_name: str, doc: Mapping[str, Any]) -> bytes: ...
+
+    def envelope(self, req: Mapping[str, Any], **fields: Any) -> dict[str, Any]: ...
+
+    def touched_row(self, row: Row, now: str) -> Row: ...
+
+    def page(self, method: str, req: Mapping[str, Any], field: str, item_type: str,
+             items: Sequence[Mapping[str, Any]], more: bool,
+             cursor_after: Callable[[int], str]) -> tuple[bytes, int]: ...
 
 
 def text_terms(analyzer: Analyzer, text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -13,7 +13,9 @@ tokens (grpc-binding.md section 3.2).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
+import inspect
 import json
 import math
 import re
@@ -38,7 +40,7 @@ import memorywire.protobuf
 from memorywire._transport import is_local
 from memorywire.errors import MemorywireError
 from memorywire.limits import DEFAULT_LIMITS, Limits
-from memorywire.service import cursors, operations
+from memorywire.service import cursors, operations, registry
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
     GRPC_CODES,
@@ -48,11 +50,12 @@ from memorywire.service.errors import (
 )
 from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairShare, StallMonitor, Waiting
 from memorywire.service.operations import Call, ImportStream, Service
+from memorywire.service.registry import Operation, Streaming
 from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
-SERVICE_NAME = "memorywire.v1.MemoryService"
+SERVICE_NAME = registry.SERVICE
 TENANT_KEY = "memorywire-tenant"
 SPECVERSION_KEY = "memorywire-specversion"
 _REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
@@ -492,13 +495,16 @@ class MemoryServer:
     # -- calls ------------------------------------------------------------------------------
 
     def _handler(self) -> grpc.GenericRpcHandler:
-        unary = {name: grpc.unary_unary_rpc_method_handler(self._unary(name))
-                 for name in ("Put", "Get", "History", "Search", "Update", "Delete", "Expire",
-                              "Merge", "Compact", "Review", "CommitOffset", "GetCapabilities")}
-        unary["Watch"] = grpc.unary_stream_rpc_method_handler(self._stream("Watch"))
-        unary["Export"] = grpc.unary_stream_rpc_method_handler(self._stream("Export"))
-        unary["Import"] = grpc.stream_unary_rpc_method_handler(self._import)
-        return grpc.method_handlers_generic_handler(SERVICE_NAME, unary)
+        """A handler of each operation of the registry, by how it streams."""
+        handlers: dict[str, grpc.RpcMethodHandler] = {}
+        for op in registry.OPERATIONS:
+            if op.streaming is Streaming.UNARY:
+                handlers[op.name] = grpc.unary_unary_rpc_method_handler(self._unary(op))
+            elif op.streaming is Streaming.SERVER:
+                handlers[op.name] = grpc.unary_stream_rpc_method_handler(self._stream(op))
+            else:
+                handlers[op.name] = grpc.stream_unary_rpc_method_handler(functools.partial(self._upload, op))
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
     def _metadata(self, method: str, context: grpc.ServicerContext) -> str | None:
         """Steps 1 to 3 of grpc-binding.md section 3.4, and the version hint."""
@@ -532,16 +538,12 @@ class MemoryServer:
     def _call(self, tenant: str | None, context: grpc.ServicerContext) -> Call:
         return Call(tenant, lambda: context.is_active() and not self.stopping.is_set())
 
-    def _unary(self, method: str) -> Callable[[bytes, grpc.ServicerContext], bytes]:
-        svc = self.service
-        dispatch: dict[str, Callable[..., bytes]] = {
-            "Put": svc.put, "Get": svc.get, "History": svc.history, "Search": svc.search,
-            "Update": svc.update, "Delete": svc.delete, "Expire": svc.expire, "Merge": svc.merge,
-            "Compact": svc.compact, "Review": svc.review, "CommitOffset": svc.commit_offset,
-            "GetCapabilities": svc.get_capabilities,
-        }
-        perform = dispatch[method]
-        with_unknown = method in ("Put", "Compact")
+    def _unary(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext], bytes]:
+        method = op.name
+        perform: Callable[..., bytes] = getattr(self.service, op.handler)
+        # The operations that store records are told the request's unknown
+        # fields (versioning.md section 3.5): their handlers take them.
+        with_unknown = "unknown" in inspect.signature(perform).parameters
 
         def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
             started = time.perf_counter()
@@ -565,7 +567,10 @@ class MemoryServer:
 
         return handle
 
-    def _stream(self, method: str) -> Callable[[bytes, grpc.ServicerContext], Iterator[bytes]]:
+    def _stream(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext], Iterator[bytes]]:
+        method = op.name
+        respond: Callable[[Call, dict[str, Any]], Iterator[bytes]] = getattr(self.service, op.handler)
+
         def handle(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
             started = time.perf_counter()
             op_id, tenant = "", None
@@ -583,7 +588,7 @@ class MemoryServer:
                     context.add_callback(release)
                     req, _ = self._decode(method, request)
                     call = self._call(tenant, context)
-                    frames = (self.service.watch if method == "Watch" else self.service.export)(call, req)
+                    frames = respond(call, req)
                     # The headers go once the start of the stream is fixed: a
                     # client that has them knows that every later change
                     # reaches it (section 7.1 of the gRPC binding).
@@ -613,7 +618,9 @@ class MemoryServer:
 
         return handle
 
-    def _import(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+    def _upload(self, op: Operation, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        method = op.name
+        begin: Callable[[Call, int], ImportStream] = getattr(self.service, op.handler)
         started = time.perf_counter()
         context.send_initial_metadata(((SPECVERSION_KEY, operations.SPECVERSION),))
         op_id, tenant = "", None
@@ -621,19 +628,19 @@ class MemoryServer:
         terminated = threading.Event()
         context.add_callback(terminated.set)
         try:
-            tenant = self._metadata("Import", context)
-            with self.admission.admit(tenant, "Import"), \
-                    self.stalls.watch("Import", context, stalled.append) as waiting, \
-                    ImportStream(self.service, Call(tenant, lambda: context.is_active() and not (
+            tenant = self._metadata(method, context)
+            with self.admission.admit(tenant, method), \
+                    self.stalls.watch(method, context, stalled.append) as waiting, \
+                    begin(Call(tenant, lambda: context.is_active() and not (
                         self.stopping.is_set() or waiting.ended)), self.share.max_import_bytes) as stream:
                 for index, raw in enumerate(_timed(requests, waiting)):
                     if not op_id:
-                        op_id = _operation_id("Import", raw)
+                        op_id = _operation_id(method, raw)
                     # Each message is checked as it arrives, and kept in its
                     # canonical bytes only, within the bytes of an Import.
                     stream.count_bytes(index, len(raw))
                     try:
-                        msg, unknown = self._decode("Import", raw)
+                        msg, unknown = self._decode(method, raw)
                     except MemorywireError as e:
                         e.message = f"message {index} of the stream: {e.message}"
                         raise
@@ -642,19 +649,19 @@ class MemoryServer:
                     raise _Cancelled
                 data = stream.commit()
         except MemorywireError as e:
-            self._fail(context, "Import", e, op_id, tenant, started)
+            self._fail(context, method, e, op_id, tenant, started)
             raise AssertionError("unreachable") from None
         except (grpc.RpcError, _Ended, _Cancelled):
             # The client cancelled the call, or the monitor ended it.
             if stalled:
-                self._stalled("Import", stalled[0], op_id, tenant, started)
+                self._stalled(method, stalled[0], op_id, tenant, started)
             else:
-                self._done("Import", "CANCELLED", op_id, tenant, started)
+                self._done(method, "CANCELLED", op_id, tenant, started)
             context.abort(grpc.StatusCode.CANCELLED, "the call was cancelled")
         except Exception as e:  # noqa: BLE001
-            self._fail(context, "Import", self._internal(e), op_id, tenant, started)
+            self._fail(context, method, self._internal(e), op_id, tenant, started)
             raise AssertionError("unreachable") from None
-        self._done("Import", "OK", op_id, tenant, started)
+        self._done(method, "OK", op_id, tenant, started)
         return data
 
     def _stalled(self, method: str, message: str, op_id: str, tenant: str | None, started: float,

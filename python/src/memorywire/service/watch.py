@@ -19,7 +19,7 @@ from memorywire.service.errors import error
 from memorywire.service.store import CHANGE_NAMES, Store, TenantState, WriteTx
 
 if TYPE_CHECKING:
-    from memorywire.service.operations import Call
+    from memorywire.service.context import Call
 
 __all__ = ["commit", "open_stream"]
 

@@ -1,7 +1,8 @@
 """A gRPC client of ``memorywire.v1.MemoryService`` without generated code.
 
 Every method is called by its path (``/memorywire.v1.MemoryService/Put``)
-with the message classes of :mod:`.descriptors`; requests and responses are
+with the message classes of its input and output types, both read from the
+service's descriptor (:mod:`.descriptors`); requests and responses are
 dicts (:mod:`.wire`). A failed call raises :class:`RpcFailure`, which carries
 the gRPC status and the memorywire ``Error`` read from the trailer
 ``grpc-status-details-bin`` (grpc-binding.md section 5).
@@ -20,7 +21,12 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from memorywire_conformance import __version__
-from memorywire_conformance.service.descriptors import ERROR_TYPE_URL, SERVICE, message_class
+from memorywire_conformance.service.descriptors import (
+    ERROR_TYPE_URL,
+    message_class,
+    method_path,
+)
+from memorywire_conformance.service.descriptors import method as method_descriptor
 from memorywire_conformance.service.wire import from_message, to_message
 
 __all__ = ["DEFAULT", "SPECVERSION", "Client", "RpcFailure", "StreamTimeout", "WatchStream",
@@ -132,11 +138,11 @@ def _failure(method: str, e: grpc.RpcError) -> RpcFailure:
 
 
 def _request_type(method: str) -> str:
-    return f"{method}Request"
+    return str(method_descriptor(method).input_type.full_name)
 
 
 def _response_type(method: str) -> str:
-    return f"{method}Response"
+    return str(method_descriptor(method).output_type.full_name)
 
 
 class Client:
@@ -182,7 +188,7 @@ class Client:
         payload = request if isinstance(request, bytes) else \
             self.envelope(method, request).SerializeToString()
         stub = self.channel.unary_unary(
-            f"/{SERVICE}/{method}", request_serializer=None,
+            method_path(method), request_serializer=None,
             response_deserializer=message_class(_response_type(method)).FromString)
         try:
             response, call = stub.with_call(payload, timeout=timeout or self.timeout,
@@ -203,8 +209,8 @@ class Client:
                timeout: float | None = None) -> list[dict[str, Any]]:
         """Call Export; every message of the stream, as dicts."""
         stub = self.channel.unary_stream(
-            f"/{SERVICE}/Export", request_serializer=None,
-            response_deserializer=message_class("ExportResponse").FromString)
+            method_path("Export"), request_serializer=None,
+            response_deserializer=message_class(_response_type("Export")).FromString)
         messages = []
         try:
             for msg in stub(self.envelope("Export", request).SerializeToString(),
@@ -232,8 +238,8 @@ class Client:
             data.setdefault("operation_id", op_id)
             messages.append(self.envelope("Import", data).SerializeToString())
         stub = self.channel.stream_unary(
-            f"/{SERVICE}/Import", request_serializer=None,
-            response_deserializer=message_class("ImportResponse").FromString)
+            method_path("Import"), request_serializer=None,
+            response_deserializer=message_class(_response_type("Import")).FromString)
         try:
             response = stub(iter(messages), timeout=timeout or self.timeout,
                             metadata=self._metadata(tenant, metadata))
@@ -247,8 +253,8 @@ class Client:
         gRPC library sends them (the stream half-closes when it ends); the
         call's future, whose ``cancel()`` cancels the stream."""
         stub = self.channel.stream_unary(
-            f"/{SERVICE}/Import", request_serializer=None,
-            response_deserializer=message_class("ImportResponse").FromString)
+            method_path("Import"), request_serializer=None,
+            response_deserializer=message_class(_response_type("Import")).FromString)
         messages = (self.envelope("Import", r).SerializeToString() for r in requests)
         return stub.future(messages, timeout=timeout or self.timeout,
                            metadata=self._metadata(DEFAULT, None))
@@ -260,8 +266,8 @@ class Client:
         ``paced``: receive a message only when the caller asks for the next
         event (a client that reads slowly), not as soon as it arrives."""
         stub = self.channel.unary_stream(
-            f"/{SERVICE}/Watch", request_serializer=None,
-            response_deserializer=message_class("WatchResponse").FromString)
+            method_path("Watch"), request_serializer=None,
+            response_deserializer=message_class(_response_type("Watch")).FromString)
         message = self.envelope("Watch", request)
         call = stub(message.SerializeToString(), timeout=timeout or self.timeout,
                     metadata=self._metadata(tenant, metadata))

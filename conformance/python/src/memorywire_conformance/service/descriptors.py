@@ -6,6 +6,10 @@ every file of ``proto/memorywire/v1`` with the files they import, compiled by
 of their own (never the default pool), so that the runner needs no generated
 code and does not clash with an implementation loaded in the same process.
 
+The service's descriptor gives the runner its list of operations, their
+paths and their message types (:func:`operations`, :func:`method`), so that
+no part of the runner names them again.
+
 ``google.rpc.Status``, which carries the memorywire ``Error`` in the trailer
 ``grpc-status-details-bin`` (grpc-binding.md section 5), is declared here
 field by field (``code = 1``, ``message = 2``, ``details = 3`` of
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.descriptor import Descriptor, EnumDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
 __all__ = [
@@ -42,6 +46,9 @@ __all__ = [
     "find_proto_dir",
     "message_class",
     "message_descriptor",
+    "method",
+    "method_path",
+    "operations",
     "pool",
     "regenerate",
 ]
@@ -104,6 +111,23 @@ def message_class(name: str) -> type[Message]:
     """The message class of a type, e.g. ``message_class("PutRequest")``."""
     cls: Any = message_factory.GetMessageClass(message_descriptor(name))
     return cls  # type: ignore[no-any-return]
+
+
+def operations() -> tuple[str, ...]:
+    """The names of the methods of memorywire.v1.MemoryService, in the order
+    of the proto."""
+    return tuple(m.name for m in pool().FindServiceByName(SERVICE).methods)
+
+
+def method(name: str) -> MethodDescriptor:
+    """A method of memorywire.v1.MemoryService: its input and output types and
+    whether it streams. KeyError for a name the service lacks."""
+    return pool().FindServiceByName(SERVICE).FindMethodByName(name)
+
+
+def method_path(name: str) -> str:
+    """The gRPC path of a method: ``/memorywire.v1.MemoryService/Put``."""
+    return f"/{SERVICE}/{method(name).name}"
 
 
 # Regeneration.

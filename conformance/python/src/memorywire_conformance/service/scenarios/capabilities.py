@@ -9,13 +9,14 @@ import grpc
 from google.protobuf import unknown_fields
 
 from memorywire_conformance.service.client import SPECVERSION_KEY, RpcFailure
+from memorywire_conformance.service.descriptors import operations
 from memorywire_conformance.service.framework import Ctx, Skip, fact, scenario
 from memorywire_conformance.service.wire import from_message, to_message
 
+#: The operations every service offers (operations.md section 1.3); the
+#: others of the proto are OPTIONAL.
 REQUIRED_OPERATIONS = ("Put", "Get", "History", "Search", "Update", "Delete", "Export", "Import",
                        "GetCapabilities")
-ALL_OPERATIONS = REQUIRED_OPERATIONS + ("Expire", "Merge", "Compact", "Review", "Watch",
-                                        "CommitOffset")
 
 
 def _capabilities(ctx: Ctx, tenant: str | None, op: str,
@@ -76,7 +77,7 @@ def consistent(ctx: Ctx) -> None:
                   "search.hybrid is listed without search.text and search.vector",
                   got=sorted(features))
     if set(ctx.caps.get("specversions", [])) == {"1.0"}:
-        unknown = sorted(ops - set(ALL_OPERATIONS))
+        unknown = sorted(ops - set(operations()))
         ctx.check(not unknown, f"a service of version 1.0 lists the unknown operations "
                                f"{unknown}")
     limits = ctx.caps.get("limits", {})
