@@ -35,7 +35,8 @@ HOME = ROOT / ".venv-fw"
 BENCHMARKS = ROOT / "python" / "benchmarks" / "integrations"
 #: What every environment has beside its framework: the package with the
 #: service (the tests put records into a real service) and the test tools.
-BASE = ["-e", f"{ROOT / 'python'}[service]", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=6.100"]
+BASE_EXTRAS = ("service",)
+BASE = ["-e", f"{ROOT / 'python'}[{','.join(BASE_EXTRAS)}]", "pytest>=8", "pytest-timeout>=2.3", "hypothesis>=6.100"]
 KEYS = {"python", "requirements", "no_deps", "tests", "env", "benchmarks"}
 
 
@@ -56,12 +57,15 @@ def load() -> dict[str, dict[str, Any]]:
 
 
 def _stamp(table: dict[str, Any]) -> str:
-    """What an environment is built from: its table, and the package's own
-    requirements (not the rest of pyproject.toml, such as tool settings)."""
+    """What an environment is built from: its table, and the requirements of
+    the package with the extras that BASE installs (not the rest of
+    pyproject.toml, such as tool settings or the other extras)."""
     with open(ROOT / "python" / "pyproject.toml", "rb") as f:
         project = tomllib.load(f)["project"]
     spec = {k: table.get(k) for k in ("python", "requirements", "no_deps")}
-    spec["package"] = {k: project.get(k) for k in ("requires-python", "dependencies", "optional-dependencies")}
+    extras = project.get("optional-dependencies", {})
+    spec["package"] = {"requires-python": project.get("requires-python"), "dependencies": project.get("dependencies"),
+                       **{extra: extras.get(extra) for extra in BASE_EXTRAS}}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
 
 
