@@ -39,6 +39,11 @@ try:
 except ImportError as _missing:  # pragma: no cover - depends on the environment
     if not memorywire._extras.missing(_missing, "agentscope"):
         raise
+    if _missing.name != "agentscope":  # AgentScope is there, but not 2.x: no middleware
+        from importlib.metadata import version
+
+        raise ImportError(f"memorywire.integrations.agentscope needs AgentScope 2.x, whose long-term memories are "
+                          f"middlewares; {version('agentscope')} is installed", name=_missing.name) from _missing
     raise ImportError(memorywire._extras.install_hint("memorywire.integrations.agentscope", "agentscope"),
                       name=_missing.name) from _missing
 

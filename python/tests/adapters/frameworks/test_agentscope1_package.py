@@ -110,3 +110,12 @@ def test_memory_state_round_trips(adds: list[tuple[list[Any], list[str]]], summa
     again = InMemoryMemory()
     again.load_state_dict(back)
     assert_exact(again.state_dict(), state)
+
+
+def test_the_backend_names_the_release_it_needs() -> None:
+    """The long-term memory backend is a 2.x middleware: with 1.x installed,
+    importing it says so rather than asking for an install that is there."""
+    import pytest
+
+    with pytest.raises(ImportError, match=f"needs AgentScope 2.x.*; {agentscope.__version__} is installed"):
+        import memorywire.integrations.agentscope  # noqa: F401
