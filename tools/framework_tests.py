@@ -53,6 +53,10 @@ def load() -> dict[str, dict[str, Any]]:
         for script in table.get("benchmarks", []):
             if not (BENCHMARKS / script).is_file():
                 raise SystemExit(f"{ENVS}: [{name}] names {script}, which is not in {BENCHMARKS}")
+    named = {script for table in envs.values() for script in table.get("benchmarks", [])}
+    unnamed = sorted(p.name for p in BENCHMARKS.glob("*.py") if p.name not in named)
+    if unnamed:
+        raise SystemExit(f"{ENVS}: no environment runs {', '.join(unnamed)} of {BENCHMARKS}")
     return envs
 
 
