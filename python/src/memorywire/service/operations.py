@@ -1,4 +1,5 @@
-"""The semantics of every operation (spec/v1/operations.md), on a Store.
+"""The semantics of every operation (spec/v1/operations.md), on a store
+(:class:`~memorywire.service.storage.Storage`).
 
 A ``Service`` takes requests that the codec has read and checked (documents
 in their JSON form) and answers with the canonical Protobuf bytes of the
@@ -27,17 +28,15 @@ from memorywire.service import cursors, filters, registry, search, watch
 from memorywire.service import records as r
 from memorywire.service.context import Call
 from memorywire.service.errors import REASON_CODES, ServiceError, error
-from memorywire.service.store import (
+from memorywire.service.storage import (
     CREATED,
     DELETED,
-    ROW_COLUMNS,
     UPDATED,
     Row,
-    Store,
+    Selection,
+    Storage,
     TenantState,
-    WriteTx,
-    row_of,
-    scope_sql,
+    Transaction,
 )
 
 __all__ = ["Call", "ImportStream", "Service", "FEATURES", "OPERATIONS", "MUTATING"]
@@ -74,7 +73,7 @@ def response_type(method: str) -> str:
 class Service:
     """The operations of memorywire on a store."""
 
-    def __init__(self, store: Store, *, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
+    def __init__(self, store: Storage, *, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
@@ -142,7 +141,7 @@ class Service:
         return None if flt is None else filters.compile_filter(flt, "/filter")
 
     def mutate(self, method: str, call: Call, req: Mapping[str, Any],
-               perform: Callable[[WriteTx, TenantState], dict[str, Any]],
+               perform: Callable[[Transaction, TenantState], dict[str, Any]],
                digest: bytes | None = None) -> bytes:
         """Run a mutating operation: idempotency, one transaction, the
         response recorded under the operation identifier."""
@@ -191,7 +190,7 @@ class Service:
         staged = bool(req.get("require_approval"))
         self.store.analyzer.prepare(r.text_of(it["record"]) for it in items)
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
             results = []
             for i, item in enumerate(items):
@@ -207,7 +206,7 @@ class Service:
 
         return self.mutate("Put", call, req, perform)
 
-    def _put_item(self, tx: WriteTx, t: TenantState, req: Mapping[str, Any], i: int,
+    def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
                   item: Mapping[str, Any], staged: bool, now: str) -> dict[str, Any]:
         where = f"/items/{i}"
         rec = r.canonical(item["record"])
@@ -239,7 +238,7 @@ class Service:
         return f"revision is {stored.rev}, not {expected}"
 
     @staticmethod
-    def find_for_write(tx: WriteTx, t: TenantState, rec: Mapping[str, Any],
+    def find_for_write(tx: Transaction, t: TenantState, rec: Mapping[str, Any],
                        where: str) -> tuple[Row | None, bool]:
         """The stored record a write replaces: by id, else by key within the
         namespace; RECORD_EXISTS when the key is held by another record."""
@@ -255,7 +254,7 @@ class Service:
             raise error("RECORD_EXISTS", "the key is held by another record", f"{where}/key")
         return stored, False
 
-    def write_record(self, tx: WriteTx, t: TenantState, rec: dict[str, Any], stored: Row | None,
+    def write_record(self, tx: Transaction, t: TenantState, rec: dict[str, Any], stored: Row | None,
                      now: str, staged: bool = False) -> Row | None:
         """Create or replace a record with the store-maintained fields of
         operations.md section 4.3.1; None when the stored record is equal."""
@@ -362,7 +361,7 @@ class Service:
                     return response()
                 now = r.now()
                 touched = []
-                for row in self._rows_by_ids(tx.conn, t.num, ids):
+                for row in tx.records_by_ids(t.num, ids):
                     if visible(row):
                         found[row.id] = self.touched_row(row, now)
                         touched.append(found[row.id])
@@ -372,27 +371,16 @@ class Service:
                 return data
         num = self.store.tenant_num(call.tenant)
         if num is not None:
-            with self.store.read() as conn:
-                for row in self._rows_by_ids(conn, num, ids):
+            with self.store.reader() as reads:
+                for row in reads.records_by_ids(num, ids):
                     if visible(row):
                         found[row.id] = row
         return response()
 
     @staticmethod
-    def _rows_by_ids(conn: Any, num: int, ids: list[str]) -> list[Row]:
-        out = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            out += [row_of(x) for x in conn.execute(
-                f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND id IN ({marks})",
-                (num, *chunk))]
-        return out
-
-    @staticmethod
     def touched_row(row: Row, now: str) -> Row:
         """A record as a read that counts as an access leaves it
-        (lifecycle.access_count and last_accessed_at), for WriteTx.touch:
+        (lifecycle.access_count and last_accessed_at), for Transaction.touch:
         not a change."""
         doc = dict(row.doc)
         life = dict(doc.get("lifecycle", {}))
@@ -446,28 +434,17 @@ class Service:
                                         self.paging)[1]
         limit = req.get("limit") or 100
         descending = req.get("order") == "descending"
-        where, params = scope_sql(req.get("scope"))
         thread = req.get("thread", "all")
-        if thread == "user":
-            where += " AND r_caller = ''"
-        elif thread == "between":
-            a, b = req["agents"]
-            where += " AND ((r_agent = ? AND r_caller = ?) OR (r_agent = ? AND r_caller = ?))"
-            params += [a, b, b, a]
         kinds = req.get("kinds")
-        if kinds:
-            where += f" AND kind IN ({','.join('?' * len(kinds))})"
-            params += list(kinds)
-        if after is not None:
-            where += " AND seq < ?" if descending else " AND seq > ?"
-            params.append(after)
+        selection = Selection.of(req.get("scope"), statuses=("active",), thread=thread,
+                                 agents=tuple(req["agents"]) if thread == "between" else None,
+                                 kinds=tuple(kinds) if kinds else None)
         rows: list[Row] = []
         num = self.store.tenant_num(call.tenant)
         if num is not None:
-            with self.store.read() as conn:
-                rows = [row_of(x) for x in conn.execute(
-                    f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND status = 'active'{where} "
-                    f"ORDER BY seq {'DESC' if descending else 'ASC'} LIMIT ?", (num, *params, limit + 1))]
+            with self.store.reader() as reads:
+                rows = list(reads.records(num, selection, after=after, descending=descending,
+                                          limit=limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
         tenant = call.tenant
@@ -496,7 +473,7 @@ class Service:
         assert call.tenant is not None
         self.check_tenant(call.tenant, req)
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             row = tx.find(t, req["id"])
             if row is None or not r.within(row.doc.get("scope"), req.get("scope")) or \
                     row.status in _NOT_SEEN_BY_GET:
@@ -543,7 +520,7 @@ class Service:
         return r.canonical(result)
 
     @staticmethod
-    def check_key(tx: WriteTx, t: TenantState, row: Row, doc: Mapping[str, Any]) -> None:
+    def check_key(tx: Transaction, t: TenantState, row: Row, doc: Mapping[str, Any]) -> None:
         """A patch that moves a keyed record to another namespace needs its
         key free there (core.md section 4.1, key)."""
         key = doc.get("key")
@@ -554,7 +531,7 @@ class Service:
                 raise error("RECORD_EXISTS", "the key is held by another record in that namespace",
                             "/patch/scope/namespace")
 
-    def change_record(self, tx: WriteTx, t: TenantState, row: Row, doc: dict[str, Any],
+    def change_record(self, tx: Transaction, t: TenantState, row: Row, doc: dict[str, Any],
                       kind: int) -> Row:
         """Write a changed record: revision plus one, updated_at, content hash."""
         doc = dict(doc)
@@ -576,7 +553,7 @@ class Service:
         hard = req.get("mode") == "hard"
         reason = req.get("reason") or None
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             if pred is None:
                 rows = []
                 for record_id in dict.fromkeys(req["ids"]):
@@ -591,10 +568,9 @@ class Service:
                         raise error("REVISION_MISMATCH", self._revision_message(rows[0], expected),
                                     "/expected_revision")
             else:
-                where, params = scope_sql(scope)
-                if not filters.names_status(req.get("filter")):
-                    where += " AND status != 'deleted'"
-                rows = [row for row in tx.select(t, where, params) if pred(row.doc)]
+                selection = Selection.of(scope, not_statuses=() if filters.names_status(
+                    req.get("filter")) else ("deleted",))
+                rows = [row for row in tx.records(t.num, selection) if pred(row.doc)]
             now = r.now()
             for row in rows:
                 self.delete_row(tx, t, row, hard, reason, now)
@@ -602,7 +578,7 @@ class Service:
 
         return self.mutate("Delete", call, req, perform)
 
-    def delete_row(self, tx: WriteTx, t: TenantState, row: Row, hard: bool, reason: str | None,
+    def delete_row(self, tx: Transaction, t: TenantState, row: Row, hard: bool, reason: str | None,
                    now: str) -> None:
         if hard:
             tx.remove(t, row)
@@ -628,18 +604,14 @@ class Service:
         action = req["action"]
         dry_run = bool(req.get("dry_run"))
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
             as_of = r.instant(req.get("as_of") or now)
             statuses = ("active",) if action == "archive" else ("active", "archived")
-            where, params = scope_sql(req.get("scope"))
-            where += f" AND status IN ({','.join('?' * len(statuses))})"
-            params += list(statuses)
             kinds = policy.get("kinds")
-            if kinds:
-                where += f" AND kind IN ({','.join('?' * len(kinds))})"
-                params += list(kinds)
-            selected = [row for row in tx.select(t, where, params) if _expires(row.doc, policy, as_of)]
+            selection = Selection.of(req.get("scope"), statuses=statuses,
+                                     kinds=tuple(kinds) if kinds else None)
+            selected = [row for row in tx.records(t.num, selection) if _expires(row.doc, policy, as_of)]
             if not dry_run:
                 for row in selected:
                     if action == "archive":
@@ -667,7 +639,7 @@ class Service:
             return row is not None and r.within(row.doc.get("scope"), scope) and \
                 row.status in ("active", "archived")
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             target = tx.find(t, req["target_id"])
             if target is None or not seen(target):
                 raise error("RECORD_NOT_FOUND", "no such record", "/target_id")
@@ -715,7 +687,7 @@ class Service:
         self.check_tenant(call.tenant, req, [("/summary", summary)])
         scope = req.get("scope")
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             rows: dict[str, Row] = {}
             for i, record_id in enumerate(req["ids"]):
                 if record_id in rows:
@@ -765,7 +737,7 @@ class Service:
         assert call.tenant is not None
         self.check_tenant(call.tenant, req)
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             row = tx.find(t, req["id"])
             if row is None or not r.within(row.doc.get("scope"), req.get("scope")):
                 raise error("RECORD_NOT_FOUND", "no such record", "/id")
@@ -783,9 +755,8 @@ class Service:
                 if req.get("reason"):
                     r.set_member(doc, "lifecycle", "reason", req["reason"])
             new = self.change_record(tx, t, row, doc, UPDATED)
-            tx.conn.execute("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                            (t.num, row.id, new.rev, decision, req.get("reviewer", ""),
-                             req.get("reason", ""), req["operation_id"], r.now()))
+            tx.review(t, row.id, new.rev, decision, req.get("reviewer", ""), req.get("reason", ""),
+                      req["operation_id"], r.now())
             return self.envelope(req, record=new.doc)
 
         return self.mutate("Review", call, req, perform)
@@ -811,7 +782,7 @@ class Service:
         self.check_tenant(call.tenant, req)
         position = cursors.decode_position(self.store.secret, call.tenant, req["cursor"])
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             watch.commit(tx, t, req["consumer"], position, req["cursor"])
             return self.envelope(req, cursor=req["cursor"])
 
@@ -829,34 +800,18 @@ class Service:
         batch_limit = min(1000, self.limits.max_batch_records)
         size_limit = min(self.limits.max_document_bytes, len(head) + EXPORT_BATCH_BYTES)
 
-        def rows() -> Iterator[tuple[Any, ...]]:
+        def rows() -> Iterator[Row]:
             if num is None:
                 return
-            where, params = scope_sql(req.get("scope"))
-            if not req.get("include_deleted"):
-                where += " AND status NOT IN ('deleted', 'rejected')"
-            sql = f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq"
-            if self.store.memory:
-                # one snapshot, read at once: the lock is not held while the caller reads
-                with self.store.read() as conn:
-                    found = conn.execute(sql, (num, *params)).fetchall()
-                yield from found
-                return
-            with self.store.snapshot() as conn:
-                cur = conn.execute(sql, (num, *params))
-                while True:
-                    chunk = cur.fetchmany(256)
-                    if not chunk:
-                        return
-                    yield from chunk
+            yield from self.store.scan(num, Selection.of(req.get("scope"), not_statuses=(
+                () if req.get("include_deleted") else ("deleted", "rejected"))))
 
         def frames() -> Iterator[bytes]:
             parts: list[bytes] = []
             size = len(head)
-            for n, values in enumerate(rows()):
+            for n, row in enumerate(rows()):
                 if n % 256 == 0 and not call.is_active():
                     return
-                row = row_of(values)
                 if pred is not None and not pred(row.doc):
                     continue
                 body = record_enc.encode_valid(row.doc)
@@ -958,11 +913,10 @@ class ImportStream:
         scope = first.get("scope")
         svc = self.service
 
-        def perform(tx: WriteTx, t: TenantState) -> dict[str, Any]:
+        def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
             if replace:
-                where, params = scope_sql(scope)
-                for row in tx.select(t, where, params):
+                for row in list(tx.records(t.num, Selection.of(scope))):
                     svc.delete_row(tx, t, row, True, None, now)
             count = 0
             for index, msg in enumerate(self._kept()):
