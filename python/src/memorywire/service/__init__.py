@@ -8,7 +8,8 @@ over gRPC on an embedded SQLite store.
 - :mod:`memorywire.service.registry`: the list of operations, with their
   message types, streaming, whether they write and their handlers;
 - :mod:`memorywire.service.context`: the context of one call (``Call``);
-- :mod:`memorywire.service.operations`: the semantics of each operation;
+- :mod:`memorywire.service.operations`: the semantics of the operations, one
+  module per chapter of operations.md, gathered in ``Service``;
 - :mod:`memorywire.service.filters`: the filter language;
 - :mod:`memorywire.service.search`: full text, vectors and their fusion;
 - :mod:`memorywire.service.vectors`: exact vector ranking without native code;
