@@ -43,6 +43,7 @@ from memorywire.service.vectors import STATUS_CODES, VectorRanking, cosine
 
 if TYPE_CHECKING:
     from memorywire.service.context import Call
+    from memorywire.service.texts import TextIndex
 
 __all__ = ["run", "text_ranking", "text_terms"]
 
@@ -308,13 +309,62 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     if index is None and c.text_stats()[0] <= store.text_index_threshold:
         return TextRanking.of(text_ranking(c, text, terms=terms))
     index = index or c.reads.text_index(c.num)
+    scored = _posting_scores(c, index, terms)
+    if scored is None:
+        return TextRanking.of([])
+    scores, hits = scored
+    order = hits[np.lexsort((index.seqs.view()[hits], -scores[hits]))]
+    order = _admitted(c, index, order)
+    rank_of_slot = np.full(len(scores), -1, dtype=np.int64)
+    rank_of_slot[order] = np.arange(len(order))
+    return TextRanking(scores[order], index.seqs.view()[order], index.rids.view()[order], index.slot_of,
+                       rank_of_slot)
+
+
+def posting_ranking(c: _Candidates, index: TextIndex, terms: list[QueryWord],
+                    after: tuple[float, int] | None, limit: int) -> list[tuple[float, int, int]]:
+    """text_ranking's hits, on the in-memory postings: the same scores in
+    the same order, those after a cursor, and at most ``limit``. Only the
+    matches that can reach the page are sorted."""
+    scored = _posting_scores(c, index, terms)
+    if scored is None:
+        return []
+    scores, hits = scored
+    seqs = index.seqs.view()
+    hit_scores, hit_seqs = scores[hits], seqs[hits]
+    if after is not None:
+        keep = (hit_scores < after[0]) | ((hit_scores == after[0]) & (hit_seqs > after[1]))
+        hits, hit_scores, hit_seqs = hits[keep], hit_scores[keep], hit_seqs[keep]
+    if c.pred is None and len(hits) > limit:
+        # The limit-th greatest score: no record below it reaches the page.
+        least = -np.partition(-hit_scores, limit - 1)[limit - 1]
+        keep = hit_scores >= least
+        hits, hit_scores, hit_seqs = hits[keep], hit_scores[keep], hit_seqs[keep]
+    order = _admitted(c, index, hits[np.lexsort((hit_seqs, -hit_scores))])[:limit]
+    return list(zip(scores[order].tolist(), seqs[order].tolist(), index.rids.view()[order].tolist(),
+                    strict=True))
+
+
+def _admitted(c: _Candidates, index: TextIndex, order: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The slots of ``order`` whose records pass the request's filter."""
+    if c.pred is None or not len(order):
+        return order
+    admitted = c.admit(index.rids.view()[order].tolist())
+    return order[np.isin(index.rids.view()[order], np.fromiter(admitted, dtype=np.int64))]
+
+
+def _posting_scores(c: _Candidates, index: TextIndex, terms: list[QueryWord]
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]] | None:
+    """The text score of every slot of the in-memory postings, and the
+    slots of the collection that match the query; None when the
+    collection is empty."""
     allowed = None
     if c.scope_sets():
         allowed = np.sort(np.fromiter(c.reads.sequences(c.num, c.selection), dtype=np.int64))
     mask = index.collection(c.statuses, allowed)
     n_records = int(np.count_nonzero(mask))
     if not n_records:
-        return TextRanking.of([])
+        return None
     words = index.words.view().astype(np.float64)
     n_words = int(index.words.view()[mask].sum())
     # The formula and the order of operations of text_ranking's, so
@@ -337,15 +387,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
             weight = _weight(n_records, n)
             scores[slots] += weight / (1.0 + (a + bb * words[slots]) / tf)
             matched[slots] = True
-    hits = np.flatnonzero(matched)
-    order = hits[np.lexsort((index.seqs.view()[hits], -scores[hits]))]
-    if c.pred is not None and len(order):
-        admitted = c.admit(index.rids.view()[order].tolist())
-        order = order[np.isin(index.rids.view()[order], np.fromiter(admitted, dtype=np.int64))]
-    rank_of_slot = np.full(len(mask), -1, dtype=np.int64)
-    rank_of_slot[order] = np.arange(len(order))
-    return TextRanking(scores[order], index.seqs.view()[order], index.rids.view()[order], index.slot_of,
-                       rank_of_slot)
+    return scores, np.flatnonzero(matched)
 
 
 def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> VectorRanking:
@@ -514,14 +556,16 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
         return svc.encode("memorywire.v1.SearchResponse", svc.envelope(req))
     page: list[Hit] = []
     rows: dict[int, Row] = {}
-    # Only the vector index needs writes kept out: it changes when they commit.
-    with store.reader(locked=vector is not None) as reads:
+    postings = bool(text) and vector is None and _on_postings(store, num, req, pred)
+    # Only the in-memory indexes need writes kept out: they change when
+    # writes commit.
+    with store.reader(locked=vector is not None or postings) as reads:
         c = _Candidates(store, reads, num, req, pred)
         hits: Iterable[Hit]
         if not text and vector is None:
             hits = _plain(c, after)
         elif vector is None:
-            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in text_ranking(c, text, after, limit + 1))
+            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in _text_page(c, text, after, limit + 1, postings))
         elif not text:
             hits = ((vs, seq, rid, None, vs) for vs, seq, rid in _vector_ranking(svc, c, vector).iter(after))
         else:
@@ -576,6 +620,34 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
         for hit in page[:sent]:
             tx.touch(rows[hit[2]], rows[hit[2]].doc)
     return data
+
+
+def _on_postings(store: Storage, num: int, req: Mapping[str, Any], pred: filters.Predicate | None) -> bool:
+    """Whether a text search ranks on the in-memory postings (texts.py):
+    when they are loaded, or when the collection is large enough to load
+    them and the index budget has room for them. Unlike hybrid search, a
+    text search does not need every match, so it drops no other index: it
+    ranks the store's matches instead."""
+    if store.texts.loaded(num) is not None:
+        return True
+    if not store.texts.room():
+        return False
+    with store.reader() as reads:
+        return _Candidates(store, reads, num, req, pred).text_stats()[0] > store.text_index_threshold
+
+
+def _text_page(c: _Candidates, text: str, after: tuple[float, int] | None, limit: int,
+               postings: bool) -> list[tuple[float, int, int]]:
+    """The hits of a text search: text_ranking's, on the in-memory
+    postings when ``postings`` (in a locked read), else on the store's
+    matches."""
+    terms = text_terms(c.store.analyzer, text)
+    if not terms:
+        return []
+    if postings:
+        index = c.store.texts.loaded(c.num) or c.reads.text_index(c.num)
+        return posting_ranking(c, index, terms, after, limit)
+    return text_ranking(c, text, after, limit, terms)
 
 
 def _plain(c: _Candidates, after: tuple[float, int] | None) -> Iterator[Hit]:

@@ -657,8 +657,8 @@ class Store:
         #: Below this many candidates a vector search compares every one
         #: exactly instead of going through the in-memory index.
         self.vector_exact_threshold = vector_exact_threshold
-        #: Above this many records with text in a collection, a complete text
-        #: ranking (hybrid search) is computed on in-memory postings.
+        #: Above this many records with text in a collection, text rankings
+        #: are computed on in-memory postings.
         self.text_index_threshold = text_index_threshold
         self.lock = RWLock()
         self.analyzer = Analyzer()
