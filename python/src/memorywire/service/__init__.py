@@ -1,11 +1,15 @@
 """The reference memory service of memorywire: ``memorywire.v1.MemoryService``
 over gRPC on an embedded SQLite store.
 
-- :mod:`memorywire.service.store`: the SQLite schema and transactions;
+- :mod:`memorywire.service.storage`: the storage interface, which the
+  operations, search and watch use, with no SQL crossing it;
+- :mod:`memorywire.service.store`: the SQLite store that implements it, its
+  schema and transactions;
 - :mod:`memorywire.service.registry`: the list of operations, with their
   message types, streaming, whether they write and their handlers;
 - :mod:`memorywire.service.context`: the context of one call (``Call``);
-- :mod:`memorywire.service.operations`: the semantics of each operation;
+- :mod:`memorywire.service.operations`: the semantics of the operations, one
+  module per chapter of operations.md, gathered in ``Service``;
 - :mod:`memorywire.service.filters`: the filter language;
 - :mod:`memorywire.service.search`: full text, vectors and their fusion;
 - :mod:`memorywire.service.vectors`: exact vector ranking without native code;

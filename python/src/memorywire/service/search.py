@@ -1,6 +1,8 @@
 """Search (operations.md section 9): candidates, full-text ranking (BM25 on
-the FTS5 index), vector ranking (vectors.py), fusion of the two (reciprocal
-rank fusion or weighted min-max), scores, order and paging.
+the statistics of the store's full-text index), vector ranking (vectors.py),
+fusion of the two (reciprocal rank fusion or weighted min-max), scores,
+order and paging. The store (storage.py) gives the candidates and the
+statistics; the rankings are computed here.
 
 Full text: a record matches when its text contains a term of the query.
 The text and the query are read by the tokenizer of the index (Unicode
@@ -28,7 +30,6 @@ import heapq
 import math
 import operator
 import re
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,20 +38,12 @@ import numpy.typing as npt
 
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
-from memorywire.service.store import (
-    ROW_COLUMNS,
-    Analyzer,
-    Row,
-    Store,
-    rid_range,
-    row_of,
-    scope_sql,
-    term_key,
-)
+from memorywire.service.storage import QueryWord, Reads, Row, Selection, Storage, TextAnalyzer
 from memorywire.service.vectors import STATUS_CODES, VectorRanking, cosine
 
 if TYPE_CHECKING:
     from memorywire.service.context import Call
+    from memorywire.service.texts import TextIndex
 
 __all__ = ["run", "text_ranking", "text_terms"]
 
@@ -72,7 +65,7 @@ class Service(Protocol):
     :mod:`memorywire.service.operations`, which this module does not import:
     that module imports this one)."""
 
-    store: Store
+    store: Storage
     paging: cursors.Paging
 
     def digest(self, method: str, req: Mapping[str, Any], drop: Iterable[str] = ()) -> bytes: ...
@@ -88,7 +81,7 @@ class Service(Protocol):
              cursor_after: Callable[[int], str]) -> tuple[bytes, int]: ...
 
 
-def text_terms(analyzer: Analyzer, text: str) -> list[tuple[str, tuple[str, ...]]]:
+def text_terms(analyzer: TextAnalyzer, text: str) -> list[QueryWord]:
     """The terms of a full-text query: its words (``WORD``), each with the
     terms the index reads in it, at most 64, without two words of the same
     terms (such as "seat" and "Seats")."""
@@ -102,132 +95,73 @@ def text_terms(analyzer: Analyzer, text: str) -> list[tuple[str, tuple[str, ...]
     return [(word, terms) for terms, word in out.items()]
 
 
-def text_query(words: Iterable[str]) -> str:
-    """The FTS5 query of the texts that contain any of some words, each
-    quoted, so that the text is never read as query syntax."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
 class _Candidates:
     """The candidates of one search: tenant, scope, status and filter."""
 
-    def __init__(self, store: Store, conn: sqlite3.Connection, num: int, req: Mapping[str, Any],
+    def __init__(self, store: Storage, reads: Reads, num: int, req: Mapping[str, Any],
                  pred: filters.Predicate | None) -> None:
         self.store = store
-        self.conn = conn
+        self.reads = reads
         self.num = num
         self.pred = pred
-        self.scope = req.get("scope")
+        self.statuses: tuple[str, ...] | None
         if filters.names_status(req.get("filter")):
-            self.statuses: tuple[str, ...] | None = None
+            self.statuses = None
         elif req.get("include_archived"):
             self.statuses = ("active", "archived")
         else:
             self.statuses = ("active",)
-        self.where, self.params = self._where("")
-        #: The same conditions on the records table named r.
-        self.where_r = self._where("r.")[0]
+        #: The candidates, the filter aside.
+        self.selection = Selection.of(req.get("scope"), statuses=self.statuses)
         self.rows: dict[int, Row] = {}
         #: Whether the tenant's records of the right statuses are all candidates.
         self.everything = not self.scope_sets() and pred is None and self.statuses is not None
 
-    def _where(self, prefix: str) -> tuple[str, list[Any]]:
-        where, params = scope_sql(self.scope, prefix)
-        if self.statuses is not None:
-            where += f" AND {prefix}status IN ({','.join('?' * len(self.statuses))})"
-            params += list(self.statuses)
-        return where, params
-
     def scope_sets(self) -> bool:
-        scope = self.scope
-        return scope is not None and any(scope.get(k) for k in (*r.SCOPE_FIELDS, "namespace"))
+        return self.selection.scoped
 
     def row(self, rid: int) -> Row | None:
         row = self.rows.get(rid)
         if row is None:
-            found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?",
-                                      (rid,)).fetchone()
-            if found is None:
+            row = self.reads.row(rid)
+            if row is None:
                 return None
-            row = self.rows[rid] = row_of(found)
+            self.rows[rid] = row
         return row
 
     def admit(self, rids: Iterable[int]) -> dict[int, int]:
         """The candidates among records: rid -> sequence."""
-        out: dict[int, int] = {}
         ids = list(rids)
         if len(ids) > 2000:
             wanted = set(ids)
             return {rid: seq for rid, seq in self.admit_all().items() if rid in wanted}
-        cols = "rid, seq" if self.pred is None else ROW_COLUMNS
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for values in self.conn.execute(
-                    f"SELECT {cols} FROM records WHERE tenant = ? AND rid IN ({marks}){self.where}",
-                    (self.num, *chunk, *self.params)):
-                if self.pred is None:
-                    out[values[0]] = values[1]
-                else:
-                    row = row_of(values)
-                    if self.pred(row.doc):
-                        self.rows[row.rid] = row
-                        out[row.rid] = row.seq
+        if self.pred is None:
+            return self.reads.sequences(self.num, self.selection, ids)
+        out: dict[int, int] = {}
+        for row in self.reads.rows_among(self.num, self.selection, ids):
+            if self.pred(row.doc):
+                self.rows[row.rid] = row
+                out[row.rid] = row.seq
         return out
 
-    def term_counts(self, words: list[str], matches: str) -> list[int]:
-        """The number of candidates that hold each word, the filter left
-        aside; kept until the tenant changes."""
-        position = self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
-                                     (self.num,)).fetchone()[0]
-        cache = self.store.term_counts
-        keys = [(self.num, position, self.where, *self.params, word) for word in words]
-        known = {key: cache.get(key) for key in keys}
-        missing = [word for word, key in zip(words, keys, strict=True) if known[key] is None]
-        if missing:
-            lo, hi = rid_range(self.num)
-            counts = self.conn.execute(
-                "SELECT " + ", ".join(f"(SELECT count(*) {matches})" for _ in missing),
-                [x for word in missing for x in (text_query([word]), lo, hi, *self.params)]).fetchone()
-            if len(cache) + len(missing) > 4096:
-                cache.clear()
-            for word, n in zip(missing, counts, strict=True):
-                key = (self.num, position, self.where, *self.params, word)
-                known[key] = cache[key] = int(n)
-        return [int(known[key] or 0) for key in keys]
+    def term_counts(self, words: list[str]) -> list[int]:
+        """The number of candidates that hold each word, the filter left aside."""
+        return self.reads.term_counts(self.num, self.selection, words)
 
     def text_stats(self) -> tuple[int, int]:
         """The number of candidates that have text, the filter left aside,
-        and the sum of their lengths in tokens; kept until the tenant changes."""
-        position = self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
-                                     (self.num,)).fetchone()[0]
-        key = (self.num, position, self.where, *self.params)
-        cache = self.store.text_stats
-        found = cache.get(key)
-        if found is None:
-            n, words = self.conn.execute(
-                "SELECT count(*), total(words) FROM records INDEXED BY records_search "
-                f"WHERE rid BETWEEN ? AND ? AND words > 0{self.where}",
-                (*rid_range(self.num), *self.params)).fetchone()
-            found = int(n), int(words)
-            if len(cache) >= 1024:
-                cache.clear()
-            cache[key] = found
-        return found
+        and the sum of their lengths in tokens."""
+        return self.reads.text_stats(self.num, self.selection)
 
     def admit_all(self) -> dict[int, int]:
         """Every candidate: rid -> sequence."""
         if self.pred is None:
-            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE tenant = ?{self.where}",
-                                          (self.num, *self.params)).fetchall())
+            return self.reads.sequences(self.num, self.selection)
         return {row.rid: row.seq for row in self.all()}
 
     def all(self, after: int = 0) -> Iterator[Row]:
         """Every candidate after a sequence, in sequence order."""
-        cur = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{self.where} "
-                                "AND seq > ? ORDER BY seq", (self.num, *self.params, after))
-        for values in cur:
-            row = row_of(values)
+        for row in self.reads.records(self.num, self.selection, after=after):
             if self.pred is None or self.pred(row.doc):
                 yield row
 
@@ -248,16 +182,15 @@ def _length_norm(n_records: int, n_words: int) -> tuple[float, float]:
 
 def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = None,
                  limit: int | None = None,
-                 terms: list[tuple[str, tuple[str, ...]]] | None = None) -> list[tuple[float, int, int]]:
+                 terms: list[QueryWord] | None = None) -> list[tuple[float, int, int]]:
     """(text_score, sequence, rid) of the candidates that match a full-text
     query, best first (BM25, see the module's documentation): those after a
     cursor, and at most ``limit``.
 
-    SQLite ranks them: one query counts the records that hold each word,
-    another scores the records that hold any and sorts them, so that only
-    the results cross into Python. A record's ``terms`` tell which terms it
-    holds, and how often. ``terms`` are the query's, when the caller has
-    read them already."""
+    The store counts the candidates that hold each word, and gives the
+    candidates that hold any with the length of their text and the
+    occurrences of each word in it; they are scored and sorted here.
+    ``terms`` are the query's, when the caller has read them already."""
     if terms is None:
         terms = text_terms(c.store.analyzer, text)
     if not terms:
@@ -265,53 +198,41 @@ def text_ranking(c: _Candidates, text: str, after: tuple[float, int] | None = No
     n_records, n_words = c.text_stats()
     if not n_records:
         return []
-    lo, hi = rid_range(c.num)
-    # The texts of the tenant's range of rids that hold words, within the
-    # candidates' scope and statuses.
-    matches = ("FROM texts f CROSS JOIN records r INDEXED BY records_search ON r.rid = f.rowid "
-               f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{c.where_r}")
-    counts = c.term_counts([word for word, _ in terms], matches)
-    # The occurrences of each word in a record: those of its term, or for a
-    # word of several terms (matched as a phrase), 1 when the record holds it.
-    tfs: list[tuple[str, list[Any]]] = []
-    for word, word_terms in terms:
-        if len(word_terms) == 1:
-            key = term_key(word_terms[0])
-            tfs.append(("CAST(substr(r.terms, nullif(instr(r.terms, ?), 0) + ?, 20) AS INTEGER)",
-                        [key, len(key)]))
-        else:
-            tfs.append(("(SELECT 1 FROM texts WHERE texts MATCH ? AND rowid = f.rowid)",
-                        [text_query([word])]))
-    # For each term: idf(t) * (k1 + 1) / (1 + k1 * (1 - b + b * dl / avgdl) / tf).
-    parts: list[str] = []
-    params: list[Any] = []
+    counts = c.term_counts([word for word, _ in terms])
     a, bb = _length_norm(n_records, n_words)
+    # The words that some candidate holds, each with its bound.
+    query: list[QueryWord] = []
     found: list[str] = []
     weights: list[float] = []
-    for (word, _), (tf, tf_params), n in zip(terms, tfs, counts, strict=True):
+    for (word, word_terms), n in zip(terms, counts, strict=True):
         if n:
-            weight = _weight(n_records, n)
-            parts.append(f"coalesce(? / (1.0 + (? + ? * r.words) / {tf}), 0.0)")
-            params += [weight, a, bb, *tf_params]
+            query.append((word, word_terms))
             found.append(word)
-            weights.append(weight)
-    if not parts:
+            weights.append(_weight(n_records, n))
+    if not query:
         return []
 
     def ranked(words: list[str]) -> list[tuple[float, int, int]]:
         """The ranking of the records that hold any of ``words``, scored on
-        every term of the query."""
-        sql = (f"SELECT score, seq, rid FROM (SELECT {' + '.join(parts)} AS score, r.seq AS seq, "
-               f"f.rowid AS rid {matches})")
-        args = [*params, text_query(words), lo, hi, *c.params]
-        if after is not None:
-            sql += " WHERE score < ? OR (score = ? AND seq > ?)"
-            args += [after[0], after[0], after[1]]
-        sql += " ORDER BY score DESC, seq"
+        every term of the query: for each, idf(t) * (k1 + 1) / (1 + k1 *
+        (1 - b + b * dl / avgdl) / tf), added in the order of the query."""
+        matches = c.reads.text_matches(c.num, c.selection, query, words)
+        if not matches:
+            return []
+        columns = np.array(matches, dtype=np.int64).reshape(len(matches), 3 + len(query))
+        rids, seqs, dl = columns[:, 0], columns[:, 1], columns[:, 2].astype(np.float64)
+        scores = np.zeros(len(matches))
+        for j, weight in enumerate(weights):
+            tf = columns[:, 3 + j]
+            held = tf > 0
+            scores[held] += weight / (1.0 + (a + bb * dl[held]) / tf[held].astype(np.float64))
+        keep = np.ones(len(matches), dtype=bool) if after is None else \
+            (scores < after[0]) | ((scores == after[0]) & (seqs > after[1]))
+        order = np.flatnonzero(keep)
+        order = order[np.lexsort((seqs[order], -scores[order]))]
         if limit is not None and c.pred is None:
-            sql += " LIMIT ?"
-            args.append(limit)
-        return c.conn.execute(sql, args).fetchall()
+            order = order[:limit]
+        return list(zip(scores[order].tolist(), seqs[order].tolist(), rids[order].tolist(), strict=True))
 
     if limit is not None and c.pred is None and len(found) > 1:
         # MaxScore: a term adds less than idf(t) * (k1 + 1) to any score, so
@@ -378,7 +299,7 @@ class TextRanking:
 
 
 def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
-    """The complete text ranking of a query: by SQLite for a small
+    """The complete text ranking of a query: text_ranking's for a small
     collection, on the in-memory postings (texts.py) for a large one."""
     terms = text_terms(c.store.analyzer, text)
     if not terms:
@@ -387,19 +308,66 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
     index = store.texts.loaded(c.num)
     if index is None and c.text_stats()[0] <= store.text_index_threshold:
         return TextRanking.of(text_ranking(c, text, terms=terms))
-    lo, hi = rid_range(c.num)
-    index = index or store.texts.get(c.conn, c.num, lo, hi)
+    index = index or c.reads.text_index(c.num)
+    scored = _posting_scores(c, index, terms)
+    if scored is None:
+        return TextRanking.of([])
+    scores, hits = scored
+    order = hits[np.lexsort((index.seqs.view()[hits], -scores[hits]))]
+    order = _admitted(c, index, order)
+    rank_of_slot = np.full(len(scores), -1, dtype=np.int64)
+    rank_of_slot[order] = np.arange(len(order))
+    return TextRanking(scores[order], index.seqs.view()[order], index.rids.view()[order], index.slot_of,
+                       rank_of_slot)
+
+
+def posting_ranking(c: _Candidates, index: TextIndex, terms: list[QueryWord],
+                    after: tuple[float, int] | None, limit: int) -> list[tuple[float, int, int]]:
+    """text_ranking's hits, on the in-memory postings: the same scores in
+    the same order, those after a cursor, and at most ``limit``. Only the
+    matches that can reach the page are sorted."""
+    scored = _posting_scores(c, index, terms)
+    if scored is None:
+        return []
+    scores, hits = scored
+    seqs = index.seqs.view()
+    hit_scores, hit_seqs = scores[hits], seqs[hits]
+    if after is not None:
+        keep = (hit_scores < after[0]) | ((hit_scores == after[0]) & (hit_seqs > after[1]))
+        hits, hit_scores, hit_seqs = hits[keep], hit_scores[keep], hit_seqs[keep]
+    if c.pred is None and len(hits) > limit:
+        # The limit-th greatest score: no record below it reaches the page.
+        least = -np.partition(-hit_scores, limit - 1)[limit - 1]
+        keep = hit_scores >= least
+        hits, hit_scores, hit_seqs = hits[keep], hit_scores[keep], hit_seqs[keep]
+    order = _admitted(c, index, hits[np.lexsort((hit_seqs, -hit_scores))])[:limit]
+    return list(zip(scores[order].tolist(), seqs[order].tolist(), index.rids.view()[order].tolist(),
+                    strict=True))
+
+
+def _admitted(c: _Candidates, index: TextIndex, order: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The slots of ``order`` whose records pass the request's filter."""
+    if c.pred is None or not len(order):
+        return order
+    admitted = c.admit(index.rids.view()[order].tolist())
+    return order[np.isin(index.rids.view()[order], np.fromiter(admitted, dtype=np.int64))]
+
+
+def _posting_scores(c: _Candidates, index: TextIndex, terms: list[QueryWord]
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]] | None:
+    """The text score of every slot of the in-memory postings, and the
+    slots of the collection that match the query; None when the
+    collection is empty."""
     allowed = None
     if c.scope_sets():
-        allowed = np.sort(np.fromiter((x for (x,) in c.conn.execute(
-            f"SELECT rid FROM records WHERE tenant = ?{c.where}", (c.num, *c.params))), dtype=np.int64))
+        allowed = np.sort(np.fromiter(c.reads.sequences(c.num, c.selection), dtype=np.int64))
     mask = index.collection(c.statuses, allowed)
     n_records = int(np.count_nonzero(mask))
     if not n_records:
-        return TextRanking.of([])
+        return None
     words = index.words.view().astype(np.float64)
     n_words = int(index.words.view()[mask].sum())
-    # The formula and the order of operations of text_ranking's SQL, so
+    # The formula and the order of operations of text_ranking's, so
     # that every score is the same to the last bit.
     a, bb = _length_norm(n_records, n_words)
     scores = np.zeros(len(mask))
@@ -410,9 +378,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
             keep = mask[slots]
             slots, tf = slots[keep], counts[keep].astype(np.float64)
         else:  # a word of several terms matches as a phrase, once
-            found = (index.slot_of.get(rid) for (rid,) in c.conn.execute(
-                "SELECT rowid FROM texts WHERE texts MATCH ? AND rowid BETWEEN ? AND ?",
-                (text_query([word]), lo, hi)))
+            found = (index.slot_of.get(rid) for rid in c.reads.phrase_matches(c.num, word))
             slots = np.fromiter((x for x in found if x is not None), dtype=np.int64)
             slots = slots[mask[slots]]
             tf = np.ones(len(slots))
@@ -421,15 +387,7 @@ def full_text_ranking(c: _Candidates, text: str) -> TextRanking:
             weight = _weight(n_records, n)
             scores[slots] += weight / (1.0 + (a + bb * words[slots]) / tf)
             matched[slots] = True
-    hits = np.flatnonzero(matched)
-    order = hits[np.lexsort((index.seqs.view()[hits], -scores[hits]))]
-    if c.pred is not None and len(order):
-        admitted = c.admit(index.rids.view()[order].tolist())
-        order = order[np.isin(index.rids.view()[order], np.fromiter(admitted, dtype=np.int64))]
-    rank_of_slot = np.full(len(mask), -1, dtype=np.int64)
-    rank_of_slot[order] = np.arange(len(order))
-    return TextRanking(scores[order], index.seqs.view()[order], index.rids.view()[order], index.slot_of,
-                       rank_of_slot)
+    return scores, np.flatnonzero(matched)
 
 
 def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> VectorRanking:
@@ -455,12 +413,9 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
     if index is not None:
         count = len(index)
     else:
-        count = c.conn.execute("SELECT count(*) FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
-                               (c.num, model, dims)).fetchone()[0]
+        count = c.reads.embedding_count(c.num, model, dims)
     if count <= store.vector_exact_threshold:
-        rids = [x[0] for x in c.conn.execute(
-            "SELECT DISTINCT rid FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
-            (c.num, model, dims))]
+        rids = c.reads.embedded(c.num, model, dims)
         scores: dict[int, float] = {}
         for rid in c.admit(rids):
             found = exact(rid)
@@ -468,7 +423,7 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
                 scores[rid] = found[0]
         return VectorRanking(np.fromiter(scores, dtype=np.int64, count=len(scores)),
                              np.fromiter(scores.values(), dtype=np.float64, count=len(scores)), 0.0, exact)
-    index = index or store.vectors.get(c.conn, c.num, model, dims)
+    index = index or c.reads.vector_index(c.num, model, dims)
 
     def indexed(rid: int) -> tuple[float, int] | None:
         return index.exact(rid, q, q_norm)
@@ -601,14 +556,16 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
         return svc.encode("memorywire.v1.SearchResponse", svc.envelope(req))
     page: list[Hit] = []
     rows: dict[int, Row] = {}
-    # Only the vector index needs writes kept out: it changes when they commit.
-    with store.read(locked=vector is not None) as conn:
-        c = _Candidates(store, conn, num, req, pred)
+    postings = bool(text) and vector is None and _on_postings(store, num, req, pred)
+    # Only the in-memory indexes need writes kept out: they change when
+    # writes commit.
+    with store.reader(locked=vector is not None or postings) as reads:
+        c = _Candidates(store, reads, num, req, pred)
         hits: Iterable[Hit]
         if not text and vector is None:
             hits = _plain(c, after)
         elif vector is None:
-            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in text_ranking(c, text, after, limit + 1))
+            hits = ((ts, seq, rid, ts, None) for ts, seq, rid in _text_page(c, text, after, limit + 1, postings))
         elif not text:
             hits = ((vs, seq, rid, None, vs) for vs, seq, rid in _vector_ranking(svc, c, vector).iter(after))
         else:
@@ -652,18 +609,45 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
     with store.write() as tx:
         now = r.now()
         for rid in list(rows):
-            found = tx.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?",
-                                    (rid,)).fetchone()
+            found = tx.row(rid)
             if found is None:
                 del rows[rid]
             else:
-                rows[rid] = svc.touched_row(row_of(found), now)
+                rows[rid] = svc.touched_row(found, now)
         page = [hit for hit in page if hit[2] in rows]
         data, sent = respond(page)
         # Only the hits sent count as accesses.
         for hit in page[:sent]:
             tx.touch(rows[hit[2]], rows[hit[2]].doc)
     return data
+
+
+def _on_postings(store: Storage, num: int, req: Mapping[str, Any], pred: filters.Predicate | None) -> bool:
+    """Whether a text search ranks on the in-memory postings (texts.py):
+    when they are loaded, or when the collection is large enough to load
+    them and the index budget has room for them. Unlike hybrid search, a
+    text search does not need every match, so it drops no other index: it
+    ranks the store's matches instead."""
+    if store.texts.loaded(num) is not None:
+        return True
+    if not store.texts.room():
+        return False
+    with store.reader() as reads:
+        return _Candidates(store, reads, num, req, pred).text_stats()[0] > store.text_index_threshold
+
+
+def _text_page(c: _Candidates, text: str, after: tuple[float, int] | None, limit: int,
+               postings: bool) -> list[tuple[float, int, int]]:
+    """The hits of a text search: text_ranking's, on the in-memory
+    postings when ``postings`` (in a locked read), else on the store's
+    matches."""
+    terms = text_terms(c.store.analyzer, text)
+    if not terms:
+        return []
+    if postings:
+        index = c.store.texts.loaded(c.num) or c.reads.text_index(c.num)
+        return posting_ranking(c, index, terms, after, limit)
+    return text_ranking(c, text, after, limit, terms)
 
 
 def _plain(c: _Candidates, after: tuple[float, int] | None) -> Iterator[Hit]:

@@ -1,5 +1,8 @@
 """The embedded store: one SQLite file in WAL mode (or an in-memory database),
-its schema, and the transactions every operation runs in.
+its schema, and the transactions every operation runs in. ``Store``
+implements the storage interface (:mod:`memorywire.service.storage`): its
+read snapshots are ``Reader``, its write transactions ``WriteTx``, and the
+SQL of every read and write is here, behind their methods.
 
 Every mutating operation runs in one write transaction (``Store.write``):
 the store's single writer connection, ``BEGIN IMMEDIATE`` ... ``COMMIT``, under
@@ -31,18 +34,32 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.budget import Budget
 from memorywire.service.errors import ServiceError, error
+from memorywire.service.storage import (
+    CHANGE_NAMES,
+    CREATED,
+    DELETED,
+    UPDATED,
+    Change,
+    QueryWord,
+    Reads,
+    Row,
+    Selection,
+    Storage,
+    TenantState,
+    TextMatch,
+    Transaction,
+)
 
-__all__ = ["Analyzer", "RWLock", "Row", "Store", "TenantState", "WriteTx", "rid_range", "storage_error",
-           "term_key"]
+__all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock", "Reader", "Row",
+           "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "term_key", "text_query"]
 
 SCHEMA_VERSION = "3"
 #: The memory the in-memory search indexes may take together: 2 GiB.
@@ -137,10 +154,6 @@ CREATE TABLE IF NOT EXISTS reviews (
 );
 """
 
-#: Change types, with the numbers of memorywire.v1.ChangeType.
-CREATED, UPDATED, DELETED = 1, 2, 3
-CHANGE_NAMES = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
-
 ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
 #: The bits of a rid below the tenant's number: those of the sequence.
 _SEQUENCE_BITS = 32
@@ -149,6 +162,12 @@ _SEQUENCE_BITS = 32
 def term_key(term: str) -> str:
     """What precedes the count of a term in ``records.terms``."""
     return f"\t{term}:"
+
+
+def text_query(words: Iterable[str]) -> str:
+    """The FTS5 query of the texts that contain any of some words, each
+    quoted, so that the text is never read as query syntax."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
 def rid_range(num: int) -> tuple[int, int]:
@@ -404,31 +423,6 @@ class RWLock:
                 self._cond.notify_all()
 
 
-@dataclass
-class TenantState:
-    num: int
-    name: str
-    last_sequence: int
-    last_position: int
-    pruned_through: int
-    dirty: bool = False
-
-
-@dataclass
-class Row:
-    """A stored record: its row and its canonical JSON form."""
-
-    rid: int
-    id: str
-    seq: int
-    rev: int
-    status: str
-    key: str | None
-    ns: str
-    pos: int
-    doc: dict[str, Any]
-
-
 def row_of(values: tuple[Any, ...]) -> Row:
     rid, id_, seq, rev, status, key, ns, pos, doc = values
     return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
@@ -445,24 +439,205 @@ def _columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def scope_sql(scope: Mapping[str, Any] | None, prefix: str = "") -> tuple[str, list[Any]]:
+def _where(selection: Selection, prefix: str = "") -> tuple[str, list[Any]]:
     """SQL conditions (joined with AND, starting with AND) selecting the
-    records that lie within a request scope."""
-    if not scope:
-        return "", []
-    sql, params = [], []
-    for name in r.SCOPE_FIELDS:
-        value = scope.get(name)
-        if value:
-            sql.append(f"{prefix}s_{name} = ?")
-            params.append(value)
-    ns = scope.get("namespace")
-    if ns:
-        key = r.namespace_key(ns)
+    records of a selection, on the records table named by ``prefix``."""
+    sql: list[str] = []
+    params: list[Any] = []
+    for name, value in selection.fields:
+        sql.append(f"{prefix}s_{name} = ?")
+        params.append(value)
+    if selection.namespace is not None:
+        key = selection.namespace
         head = key[:-1] + ","
         sql.append(f"({prefix}ns = ? OR substr({prefix}ns, 1, ?) = ?)")
         params += [key, len(head), head]
+    if selection.thread == "user":
+        sql.append(f"{prefix}r_caller = ''")
+    elif selection.thread == "between":
+        assert selection.agents is not None
+        a, b = selection.agents
+        sql.append(f"(({prefix}r_agent = ? AND {prefix}r_caller = ?) OR "
+                   f"({prefix}r_agent = ? AND {prefix}r_caller = ?))")
+        params += [a, b, b, a]
+    for column, values, negated in (("kind", selection.kinds, False),
+                                    ("status", selection.statuses, False),
+                                    ("status", selection.not_statuses or None, True)):
+        if values is not None:
+            sql.append(f"{prefix}{column} {'NOT IN' if negated else 'IN'} ({','.join('?' * len(values))})")
+            params += list(values)
     return "".join(" AND " + s for s in sql), params
+
+
+#: The texts of a tenant's range of rids (two parameters, after the query's)
+#: that hold words (the query, first parameter), with their records.
+def _matches(where_r: str) -> str:
+    return ("FROM texts f CROSS JOIN records r INDEXED BY records_search ON r.rid = f.rowid "
+            f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{where_r}")
+
+
+class _Reads:
+    """The reads of :class:`~memorywire.service.storage.Reads` on a connection."""
+
+    store: Store
+    conn: sqlite3.Connection
+
+    def row(self, rid: int) -> Row | None:
+        found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?", (rid,)).fetchone()
+        return None if found is None else row_of(found)
+
+    def records_by_ids(self, tenant: int, ids: Sequence[str]) -> list[Row]:
+        out = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            out += [row_of(x) for x in self.conn.execute(
+                f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND id IN ({marks})",
+                (tenant, *chunk))]
+        return out
+
+    def records(self, tenant: int, selection: Selection, *, after: int | None = None,
+                descending: bool = False, limit: int | None = None) -> Iterator[Row]:
+        where, params = _where(selection)
+        if after is not None:
+            where += " AND seq < ?" if descending else " AND seq > ?"
+            params.append(after)
+        sql = f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq"
+        if descending:
+            sql += " DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return (row_of(x) for x in self.conn.execute(sql, (tenant, *params)))
+
+    def sequences(self, tenant: int, selection: Selection,
+                  rids: Iterable[int] | None = None) -> dict[int, int]:
+        where, params = _where(selection)
+        if rids is None:
+            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE tenant = ?{where}",
+                                          (tenant, *params)).fetchall())
+        out: dict[int, int] = {}
+        for chunk in _chunks(rids):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.conn.execute(
+                f"SELECT rid, seq FROM records WHERE tenant = ? AND rid IN ({marks}){where}",
+                (tenant, *chunk, *params)))
+        return out
+
+    def rows_among(self, tenant: int, selection: Selection, rids: Iterable[int]) -> list[Row]:
+        where, params = _where(selection)
+        out = []
+        for chunk in _chunks(rids):
+            marks = ",".join("?" * len(chunk))
+            out += [row_of(x) for x in self.conn.execute(
+                f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND rid IN ({marks}){where}",
+                (tenant, *chunk, *params))]
+        return out
+
+    def _position(self, tenant: int) -> int:
+        return int(self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
+                                     (tenant,)).fetchone()[0])
+
+    def text_stats(self, tenant: int, selection: Selection) -> tuple[int, int]:
+        """Kept until the tenant changes."""
+        key = (tenant, self._position(tenant), selection)
+        cache = self.store.text_stats
+        found = cache.get(key)
+        if found is None:
+            where, params = _where(selection)
+            n, words = self.conn.execute(
+                "SELECT count(*), total(words) FROM records INDEXED BY records_search "
+                f"WHERE rid BETWEEN ? AND ? AND words > 0{where}",
+                (*rid_range(tenant), *params)).fetchone()
+            found = int(n), int(words)
+            if len(cache) >= 1024:
+                cache.clear()
+            cache[key] = found
+        return found
+
+    def term_counts(self, tenant: int, selection: Selection, words: Sequence[str]) -> list[int]:
+        """Kept until the tenant changes."""
+        position = self._position(tenant)
+        cache = self.store.term_counts
+        keys = [(tenant, position, selection, word) for word in words]
+        known = {key: cache.get(key) for key in keys}
+        missing = [word for word, key in zip(words, keys, strict=True) if known[key] is None]
+        if missing:
+            where_r, params = _where(selection, "r.")
+            lo, hi = rid_range(tenant)
+            counts = self.conn.execute(
+                "SELECT " + ", ".join(f"(SELECT count(*) {_matches(where_r)})" for _ in missing),
+                [x for word in missing for x in (text_query([word]), lo, hi, *params)]).fetchone()
+            if len(cache) + len(missing) > 4096:
+                cache.clear()
+            for word, n in zip(missing, counts, strict=True):
+                key = (tenant, position, selection, word)
+                known[key] = cache[key] = int(n)
+        return [int(known[key] or 0) for key in keys]
+
+    def text_matches(self, tenant: int, selection: Selection, query: Sequence[QueryWord],
+                     any_of: Sequence[str]) -> list[TextMatch]:
+        """A record's ``terms`` tell which terms it holds, and how often."""
+        where_r, params = _where(selection, "r.")
+        tfs: list[str] = []
+        tf_params: list[Any] = []
+        for word, word_terms in query:
+            if len(word_terms) == 1:
+                key = term_key(word_terms[0])
+                tfs.append("coalesce(CAST(substr(r.terms, nullif(instr(r.terms, ?), 0) + ?, 20) "
+                           "AS INTEGER), 0)")
+                tf_params += [key, len(key)]
+            else:
+                tfs.append("coalesce((SELECT 1 FROM texts WHERE texts MATCH ? AND rowid = f.rowid), 0)")
+                tf_params.append(text_query([word]))
+        lo, hi = rid_range(tenant)
+        return self.conn.execute(f"SELECT f.rowid, r.seq, r.words, {', '.join(tfs)} {_matches(where_r)}",
+                                 [*tf_params, text_query(any_of), lo, hi, *params]).fetchall()
+
+    def phrase_matches(self, tenant: int, word: str) -> list[int]:
+        return [rid for (rid,) in self.conn.execute(
+            "SELECT rowid FROM texts WHERE texts MATCH ? AND rowid BETWEEN ? AND ?",
+            (text_query([word]), *rid_range(tenant)))]
+
+    def text_index(self, tenant: int) -> texts.TextIndex:
+        return self.store.texts.get(self.conn, tenant, *rid_range(tenant))
+
+    def embedding_count(self, tenant: int, model: str, dims: int) -> int:
+        return int(self.conn.execute(
+            "SELECT count(*) FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
+            (tenant, model, dims)).fetchone()[0])
+
+    def embedded(self, tenant: int, model: str, dims: int) -> list[int]:
+        return [x[0] for x in self.conn.execute(
+            "SELECT DISTINCT rid FROM embeddings WHERE tenant = ? AND model = ? AND dims = ?",
+            (tenant, model, dims))]
+
+    def vector_index(self, tenant: int, model: str, dims: int) -> vectors.Index:
+        return self.store.vectors.get(self.conn, tenant, model, dims)
+
+    def offset(self, tenant: int, consumer: str) -> int | None:
+        row = self.conn.execute("SELECT pos FROM offsets WHERE tenant = ? AND consumer = ?",
+                                (tenant, consumer)).fetchone()
+        return None if row is None else int(row[0])
+
+    def changes_after(self, tenant: int, position: int, limit: int) -> list[Change]:
+        return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
+            "SELECT pos, type, doc FROM changes WHERE tenant = ? AND pos > ? ORDER BY pos LIMIT ?",
+            (tenant, position, limit)).fetchall()]
+
+
+def _chunks(rids: Iterable[int]) -> Iterator[list[int]]:
+    ids = list(rids)
+    for start in range(0, len(ids), 500):
+        yield ids[start:start + 500]
+
+
+class Reader(_Reads):
+    """A read snapshot of a store (``Store.reader``)."""
+
+    def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
+        self.store = store
+        self.conn = conn
 
 
 class Store:
@@ -482,8 +657,8 @@ class Store:
         #: Below this many candidates a vector search compares every one
         #: exactly instead of going through the in-memory index.
         self.vector_exact_threshold = vector_exact_threshold
-        #: Above this many records with text in a collection, a complete text
-        #: ranking (hybrid search) is computed on in-memory postings.
+        #: Above this many records with text in a collection, text rankings
+        #: are computed on in-memory postings.
         self.text_index_threshold = text_index_threshold
         self.lock = RWLock()
         self.analyzer = Analyzer()
@@ -676,6 +851,25 @@ class Store:
                 conn.execute("COMMIT")
 
     @contextmanager
+    def reader(self, *, locked: bool = False) -> Iterator[Reader]:
+        """A read transaction, as the reads of the storage interface."""
+        with self.read(locked=locked) as conn:
+            yield Reader(self, conn)
+
+    def scan(self, tenant: int, selection: Selection) -> Iterator[Row]:
+        """The selected records of a tenant in sequence order, from one
+        snapshot: read as they are asked for on a connection of its own
+        (file stores), or all at once (an in-memory store, whose lock is not
+        held while the caller reads them)."""
+        if self.memory:
+            with self.reader() as reads:
+                found = list(reads.records(tenant, selection))
+            yield from found
+            return
+        with self.snapshot() as conn:
+            yield from Reader(self, conn).records(tenant, selection)
+
+    @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """A long read transaction on a connection of its own (file stores);
         an in-memory store reads under its lock instead."""
@@ -766,8 +960,9 @@ _MIGRATIONS: dict[str, Callable[[Store], str]] = {
 }
 
 
-class WriteTx:
-    """The state of one write transaction."""
+class WriteTx(_Reads):
+    """One write transaction (:class:`~memorywire.service.storage.Transaction`)
+    and its state."""
 
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         self.store = store
@@ -822,11 +1017,6 @@ class WriteTx:
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND ns = ? AND key = ?",
             (t.num, r.namespace_key(namespace), key)).fetchone()
         return None if row is None else row_of(row)
-
-    def select(self, t: TenantState, where: str, params: Iterable[Any]) -> list[Row]:
-        return [row_of(x) for x in self.conn.execute(
-            f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq",
-            (t.num, *params))]
 
     def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
         """Store a new record: it gets the next sequence and revision 1."""
@@ -940,3 +1130,19 @@ class WriteTx:
         self.conn.execute("INSERT INTO operations VALUES (?, ?, ?, ?, ?, ?)",
                           (t.num, operation_id, method, digest, response, self.at))
 
+    # -- reviews and offsets ------------------------------------------------------------
+
+    def review(self, t: TenantState, record_id: str, revision: int, decision: str, reviewer: str,
+               reason: str, operation_id: str, at: str) -> None:
+        self.conn.execute("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          (t.num, record_id, revision, decision, reviewer, reason, operation_id, at))
+
+    def commit_offset(self, t: TenantState, consumer: str, position: int, cursor: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO offsets VALUES (?, ?, ?, ?, ?)",
+                          (t.num, consumer, position, cursor, self.at))
+
+
+if TYPE_CHECKING:
+    def _implements(store: Store, reader: Reader, tx: WriteTx) -> tuple[Storage, Reads, Transaction]:
+        """The SQLite store implements the storage interface (checked by mypy)."""
+        return store, reader, tx

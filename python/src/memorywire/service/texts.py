@@ -1,6 +1,7 @@
-"""In-memory postings of the full-text index, for rankings that need every
-match (hybrid fusion ranks over the complete text ranking, operations.md
-section 9.3).
+"""In-memory postings of the full-text index, for the text rankings of
+large tenants: hybrid fusion ranks over the complete text ranking
+(operations.md section 9.3), and a text search scores every match to find
+its page.
 
 For a tenant with many records, SQLite scores a word that every record
 holds at about a microsecond a record; here the postings of each term (the
@@ -180,6 +181,11 @@ class TextIndexes:
         if index is not None:
             self._budget.used(("texts", tenant))
         return index
+
+    def room(self) -> bool:
+        """Whether the loaded indexes leave room in the budget: loading one
+        then drops no other."""
+        return self._budget.limit is None or self._budget.total() < self._budget.limit
 
     def get(self, conn: sqlite3.Connection, tenant: int, lo: int, hi: int) -> TextIndex:
         """The index of a tenant (whose rids are lo..hi); call with writes

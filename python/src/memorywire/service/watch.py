@@ -1,11 +1,11 @@
 """Watch and offsets (operations.md section 16).
 
-Every change of a tenant is a row of the ``changes`` table at the next
-position of the tenant's change order, written in the transaction of the
-operation that made it, so that a change is visible exactly when its
-operation has committed. A Watch cursor names a position; a stream resumed
-from it reads the rows after it, so nothing is missed and nothing repeated.
-Consumers' committed offsets are rows of ``offsets``.
+Every change of a tenant is appended to its change log at the next
+position, in the transaction of the operation that made it, so that a
+change is visible exactly when its operation has committed. A Watch cursor
+names a position; a stream resumed from it reads the changes after it, so
+nothing is missed and nothing repeated. The store keeps consumers' committed
+offsets (``Transaction.commit_offset``, ``Reads.offset``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
 from memorywire.service.errors import error
-from memorywire.service.store import CHANGE_NAMES, Store, TenantState, WriteTx
+from memorywire.service.storage import CHANGE_NAMES, Change, Storage, TenantState, Transaction
 
 if TYPE_CHECKING:
     from memorywire.service.context import Call
@@ -34,7 +34,7 @@ def _expired(pointer: str) -> Exception:
                  "from_start or read the scope again", pointer)
 
 
-def start_position(store: Store, call: Call, req: Mapping[str, Any]) -> int:
+def start_position(store: Storage, call: Call, req: Mapping[str, Any]) -> int:
     """The position after which a stream starts (section 16.1, Start)."""
     assert call.tenant is not None
     num = store.tenant_num(call.tenant)
@@ -50,19 +50,18 @@ def start_position(store: Store, call: Call, req: Mapping[str, Any]) -> int:
         return pos
     consumer = req.get("consumer")
     if consumer and num is not None:
-        with store.read() as conn:
-            row = conn.execute("SELECT pos FROM offsets WHERE tenant = ? AND consumer = ?",
-                               (num, consumer)).fetchone()
-        if row is not None:
-            if row[0] <= pruned:
+        with store.reader() as reads:
+            offset = reads.offset(num, consumer)
+        if offset is not None:
+            if offset <= pruned:
                 raise _expired("/consumer")
-            return int(row[0])
+            return offset
     if req.get("from_start"):
         return pruned
     return last
 
 
-def open_stream(store: Store, call: Call, req: Mapping[str, Any],
+def open_stream(store: Storage, call: Call, req: Mapping[str, Any],
                 pred: filters.Predicate | None) -> Iterator[dict[str, Any]]:
     """The ChangeEvent documents of a Watch, as they happen. The start is
     resolved, and its errors raised, before the first event is asked for."""
@@ -77,17 +76,14 @@ def open_stream(store: Store, call: Call, req: Mapping[str, Any],
         sent = 0
         while call.is_active() and not store.closed:
             num = store.tenant_num(tenant)
-            batch: list[tuple[int, int, bytes]] = []
+            batch: list[Change] = []
             if num is not None:
                 if store.pruned.get(num, 0) > cur:
                     raise _expired("/cursor")
-                with store.read() as conn:
-                    batch = conn.execute(
-                        "SELECT pos, type, doc FROM changes WHERE tenant = ? AND pos > ? "
-                        "ORDER BY pos LIMIT ?", (num, cur, _BATCH)).fetchall()
-            for pos, kind, doc in batch:
+                with store.reader() as reads:
+                    batch = reads.changes_after(num, cur, _BATCH)
+            for pos, kind, record in batch:
                 cur = pos
-                record = r.unpack(doc)
                 if not r.within(record.get("scope"), scope) or (pred is not None and not pred(record)):
                     continue
                 yield {"cursor": cursors.encode_position(store.secret, tenant, pos),
@@ -104,9 +100,8 @@ def open_stream(store: Store, call: Call, req: Mapping[str, Any],
     return events()
 
 
-def commit(tx: WriteTx, t: TenantState, consumer: str, position: int, cursor: str) -> None:
+def commit(tx: Transaction, t: TenantState, consumer: str, position: int, cursor: str) -> None:
     """Store a consumer's committed offset (section 16.2)."""
     if position > t.last_position or position == 0:
         raise error("INVALID_CURSOR", "the cursor was not issued for this tenant", "/cursor")
-    tx.conn.execute("INSERT OR REPLACE INTO offsets VALUES (?, ?, ?, ?, ?)",
-                    (t.num, consumer, position, cursor, tx.at))
+    tx.commit_offset(t, consumer, position, cursor)
