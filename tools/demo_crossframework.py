@@ -41,38 +41,20 @@ def show(who: str, text: Any) -> None:
 # -- 1. openai-agents writes -------------------------------------------------------------------
 
 async def openai_agents_turns(target: str) -> None:
-    from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled
+    from agents import Agent, Runner, set_tracing_disabled
+    from agents.testing import ScriptedModel, assistant_message
     from memorywire.integrations.openai_agents import MemorywireSession
-    from openai.types.responses import ResponseOutputMessage, ResponseOutputText
-
-    def said(text: str, n: int) -> ResponseOutputMessage:
-        return ResponseOutputMessage(id=f"msg_{n}", type="message", role="assistant", status="completed",
-                                     content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
-
-    class ScriptedModel(Model):  # type: ignore[misc]  # Any where openai-agents is absent
-        """Answers from a script, and keeps what it was shown."""
-
-        def __init__(self) -> None:
-            self.script = [said("Noted: Lisbon on Friday, by the window.", 1),
-                           said("You fly to Lisbon on Friday, by the window.", 2)]
-            self.inputs: list[Any] = []
-
-        async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
-            self.inputs.append(input)
-            return ModelResponse(output=[self.script.pop(0)], usage=Usage(), response_id=None)
-
-        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError("the demonstration does not stream")
 
     set_tracing_disabled(True)  # traces go to OpenAI's servers; this runs offline
-    model = ScriptedModel()
+    model = ScriptedModel([[assistant_message("Noted: Lisbon on Friday, by the window.", item_id="msg_1")],
+                           [assistant_message("You fly to Lisbon on Friday, by the window.", item_id="msg_2")]])
     agent = Agent(name="Travel agent", instructions="Answer briefly.", model=model)
     session = MemorywireSession(SESSION, target, tenant=TENANT)  # was SQLiteSession(SESSION)
     for question in ("I fly to Lisbon on Friday and like a window seat.", "Where am I flying, and where do I sit?"):
         result = await Runner.run(agent, question, session=session)
         show("openai-agents Runner, user:", question)
         show("openai-agents Runner, agent:", result.final_output)
-    show("the model's input in turn 2:", f"{len(model.inputs[1])} items, turn 1 included")
+    show("the model's input in turn 2:", f"{len(model.calls[1].input)} items, turn 1 included")
 
 
 # -- 2. LangChain and AgentScope read ---------------------------------------------------------

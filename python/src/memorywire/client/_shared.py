@@ -13,6 +13,7 @@ the registry of operations (:mod:`memorywire.service.registry`).
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,7 +231,7 @@ W = TypeVar("W")  # the result of watch(): a stream, or an awaitable of one
 E = TypeVar("E")  # the result of export(): an iterator, or an async iterator
 
 
-class Operations(Generic[R, W, E]):
+class Operations(ABC, Generic[R, W, E]):
     """The operations of the service, each written once; a transport
     subclass sends what they build."""
 
@@ -239,19 +240,19 @@ class Operations(Generic[R, W, E]):
     def _deadline(self, timeout: float | None) -> float | None:
         return self.timeout if timeout is None else timeout
 
-    # -- what a transport provides ------------------------------------------------------
+    # -- what a transport provides: how a call of each kind is sent ----------------------
 
-    def _unary(self, call: Unary) -> R:
-        raise NotImplementedError
+    @abstractmethod
+    def _unary(self, call: Unary) -> R: ...
 
-    def _watch(self, call: Streamed) -> W:
-        raise NotImplementedError
+    @abstractmethod
+    def _watch(self, call: Streamed) -> W: ...
 
-    def _export(self, call: Streamed) -> E:
-        raise NotImplementedError
+    @abstractmethod
+    def _export(self, call: Streamed) -> E: ...
 
-    def _import(self, call: Upload) -> R:
-        raise NotImplementedError
+    @abstractmethod
+    def _import(self, call: Upload) -> R: ...
 
     # -- the generic call ---------------------------------------------------------------
 

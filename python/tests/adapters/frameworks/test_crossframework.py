@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled
+from agents import Agent, Runner, set_tracing_disabled
+from agents.testing import ScriptedModel, assistant_message
 from agentscope.message import Msg
 from langchain_core import messages as lc
 from live import Serve
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText
 
 import memorywire
 from memorywire.adapters import FORMS
@@ -24,28 +24,14 @@ TURNS = [("I fly to Lisbon on Friday and like a window seat.", "Noted: Lisbon on
          ("Where am I flying, and where do I sit?", "You fly to Lisbon on Friday, by the window.")]
 
 
-class ScriptedModel(Model):
-    """Answers from a script, and keeps what it was shown."""
-
-    def __init__(self, answers: list[str]) -> None:
-        self.answers = list(answers)
-        self.inputs: list[Any] = []
-
-    async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> Any:
-        self.inputs.append(input)
-        n = len(self.inputs)
-        text = ResponseOutputText(type="output_text", text=self.answers.pop(0), annotations=[])
-        said = ResponseOutputMessage(id=f"msg_{n}", type="message", role="assistant", status="completed",
-                                     content=[text])
-        return ModelResponse(output=[said], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("these tests do not stream")
+def scripted(*answers: str) -> ScriptedModel:
+    """The SDK's scripted model, answering in turn and keeping what it was shown."""
+    return ScriptedModel([[assistant_message(a, item_id=f"msg_{n}")] for n, a in enumerate(answers, 1)])
 
 
 async def converse(session: Any) -> ScriptedModel:
     set_tracing_disabled(True)
-    model = ScriptedModel([a for _, a in TURNS])
+    model = scripted(*(a for _, a in TURNS))
     agent = Agent(name="Travel agent", instructions="Answer briefly.", model=model)
     for question, answer in TURNS:
         assert (await Runner.run(agent, question, session=session)).final_output == answer
@@ -56,8 +42,8 @@ def test_an_openai_agents_conversation_reads_in_langchain_and_agentscope(memoryw
     tenant = memorywire_serve.tenant()
     session = MemorywireSession("trip-42", memorywire_serve.target, tenant=tenant)
     model = asyncio.run(converse(session))
-    assert [x["content"] for x in model.inputs[1][:2]] == [TURNS[0][0], [
-        {"type": "output_text", "text": TURNS[0][1], "annotations": []}]]
+    shown = model.calls[1].input
+    assert [shown[0]["content"], [part["text"] for part in shown[1]["content"]]] == [TURNS[0][0], [TURNS[0][1]]]
     memorywire_serve.restart()
 
     history = MemorywireChatMessageHistory("trip-42", memorywire_serve.target, tenant=tenant)
@@ -80,11 +66,11 @@ def test_a_langchain_history_continues_as_an_openai_agents_session(memorywire_se
     session = MemorywireSession("chat-7", memorywire_serve.target, tenant=tenant)
     items = asyncio.run(session.get_items())
     assert [(x["role"], x["content"]) for x in items] == [("user", "My name is Ada."), ("assistant", "Hello, Ada.")]
-    model = ScriptedModel(["You are Ada."])
+    model = scripted("You are Ada.")
     agent = Agent(name="Greeter", instructions="Answer briefly.", model=model)
     set_tracing_disabled(True)
     asyncio.run(Runner.run(agent, "What is my name?", session=session))
-    assert [x.get("content") for x in model.inputs[0]][:2] == ["My name is Ada.", "Hello, Ada."]
+    assert [x.get("content") for x in model.calls[0].input][:2] == ["My name is Ada.", "Hello, Ada."]
     assert [m.content for m in history.messages][-2:] == ["What is my name?", "You are Ada."]
 
 
