@@ -694,7 +694,7 @@ class Store:
                              f"memorywire reads version {SCHEMA_VERSION} and upgrades versions "
                              f"{', '.join(sorted(_MIGRATIONS))}")
         while version != SCHEMA_VERSION:
-            version = _MIGRATIONS[version](self)
+            version = self._migrate(version)
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -707,43 +707,40 @@ class Store:
         self.vectors = vectors.Indexes(self.indexes)
         self.texts = texts.TextIndexes(self.indexes)
 
-    def _migrate_from_1(self) -> str:
-        """Version 1 kept a quantized copy of every embedding as well."""
+    def _migrate(self, version: str) -> str:
+        """Move the file from ``version`` to the next one, in one transaction."""
         conn = self._writer
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("ALTER TABLE embeddings RENAME TO embeddings_1")
-            conn.execute("DROP INDEX embeddings_rid")
-            conn.execute("DROP INDEX embeddings_group")
-            conn.execute(_EMBEDDINGS)
-            conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, raw, norm FROM embeddings_1")
-            conn.execute("DROP TABLE embeddings_1")
-            conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
-            conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
-            conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+            version = _MIGRATIONS[version](self, conn)
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (version,))
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+        return version
+
+    def _migrate_from_1(self, conn: sqlite3.Connection) -> str:
+        """Version 1 kept a quantized copy of every embedding as well."""
+        conn.execute("ALTER TABLE embeddings RENAME TO embeddings_1")
+        conn.execute("DROP INDEX embeddings_rid")
+        conn.execute("DROP INDEX embeddings_group")
+        conn.execute(_EMBEDDINGS)
+        conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, raw, norm FROM embeddings_1")
+        conn.execute("DROP TABLE embeddings_1")
+        conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+        conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
         return "2"
 
-    def _migrate_from_2(self) -> str:
+    def _migrate_from_2(self, conn: sqlite3.Connection) -> str:
         """Version 2 read no text in custom records: index the strings of
         their values now, as a write of version 3 does."""
-        conn = self._writer
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for rid, data in conn.execute("SELECT rid, doc FROM records WHERE kind = 'custom'").fetchall():
-                text = r.text_of(r.unpack(data))
-                if text:
-                    conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
-                                 (*self.analyzer.columns(text), rid))
-                    conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
-            conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        for rid, data in conn.execute("SELECT rid, doc FROM records WHERE kind = 'custom'").fetchall():
+            text = r.text_of(r.unpack(data))
+            if text:
+                conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
+                             (*self.analyzer.columns(text), rid))
+                conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
         return "3"
 
     # -- connections ------------------------------------------------------------
@@ -954,7 +951,7 @@ class Store:
 
 
 #: How a store file of each earlier schema version moves to the next one.
-_MIGRATIONS: dict[str, Callable[[Store], str]] = {
+_MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
     "1": Store._migrate_from_1,
     "2": Store._migrate_from_2,
 }

@@ -17,3 +17,14 @@ def memorywire_serve(tmp_path: Path) -> Iterator[Serve]:
         yield serve
     finally:
         serve.stop()
+
+
+@pytest.fixture(scope="module")
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    """One ``memorywire serve`` for the tests of a module that do not stop
+    it; each takes a tenant of its own (``serve.tenant()``)."""
+    serve = Serve(tmp_path_factory.mktemp("serve") / "store.sqlite3")
+    try:
+        yield serve
+    finally:
+        serve.stop()

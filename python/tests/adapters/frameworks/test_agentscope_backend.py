@@ -13,7 +13,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
@@ -115,15 +115,6 @@ class FakeMem0:
         added = [{"memory": m["content"], "user_id": user_id, "agent_id": agent_id} for m in messages]
         self.memories.extend(added)
         return {"results": added}
-
-
-@pytest.fixture(scope="module")
-def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    s = Serve(tmp_path_factory.mktemp("agentscope") / "store.sqlite3")
-    try:
-        yield s
-    finally:
-        s.stop()
 
 
 Make = Callable[..., MiddlewareBase]

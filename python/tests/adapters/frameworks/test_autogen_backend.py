@@ -11,7 +11,7 @@ import asyncio
 import base64
 import io
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,15 +40,6 @@ MSG = FORMS["agentscope.msg"]
 
 def run(coro: Awaitable[T]) -> T:
     return asyncio.run(coro)  # type: ignore[arg-type]
-
-
-@pytest.fixture(scope="module")
-def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    s = Serve(tmp_path_factory.mktemp("autogen") / "store.sqlite3")
-    try:
-        yield s
-    finally:
-        s.stop()
 
 
 @pytest.fixture(params=["ListMemory", "MemorywireMemory"])

@@ -68,17 +68,8 @@ class CharacterEmbeddings(Embeddings):
         return self._embed_one(text)
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    serve = Serve(tmp_path_factory.mktemp("langgraph") / "store.sqlite3")
-    try:
-        yield serve
-    finally:
-        serve.stop()
-
-
 @pytest.fixture
-def make(served: Serve) -> Iterator[Callable[..., BaseStore]]:
+def make(serve: Serve) -> Iterator[Callable[..., BaseStore]]:
     """make(kind, **config): a fresh store, "memory" (InMemoryStore),
     "sqlite" (SqliteStore in memory) or "memorywire" (on its own tenant)."""
     with ExitStack() as stack:
@@ -89,7 +80,7 @@ def make(served: Serve) -> Iterator[Callable[..., BaseStore]]:
                 sqlite = stack.enter_context(SqliteStore.from_conn_string(":memory:", **config))
                 sqlite.setup()
                 return sqlite
-            store = MemorywireStore(served.target, tenant=served.tenant(), **config)
+            store = MemorywireStore(serve.target, tenant=serve.tenant(), **config)
             stack.callback(store.close)
             return store
         yield make
@@ -414,14 +405,14 @@ def test_embed_with_path_side_by_side(make: Callable[..., BaseStore], embeddings
     assert scoreless == [(("ops",), "doc5", {"key0": "hhh", "key1": "iii"}, None)]
 
 
-def test_embeddings_in_the_records(make: Callable[..., BaseStore], served: Serve,
+def test_embeddings_in_the_records(make: Callable[..., BaseStore], serve: Serve,
                                    embeddings: CharacterEmbeddings) -> None:
     """One embedding per text the index names, with the pointer of its field."""
     store = make("memorywire", **index_config(embeddings, fields=["text", "tags[*]", "$"]))
     assert isinstance(store, MemorywireStore)
     value = {"text": "red apple", "tags": ["fruit", "red"]}
     store.put(("docs",), "a", value)
-    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
+    with Client(serve.target, tenant=store._connections.sync().tenant) as mw:
         rec = mw.get(record_id(("docs",), "a"))["records"][0]
     assert [(e.get("field"), e["model"], e["dimensions"]) for e in rec["embeddings"]] == [
         ("/custom/value/text", "langgraph.index", 500), ("/custom/value/tags/0", "langgraph.index", 500),
@@ -476,7 +467,7 @@ def test_a_query_without_an_index_is_a_text_search(make: Callable[..., BaseStore
 
 # -- TTL (SqliteStore side by side: InMemoryStore has none) ---------------------------------------
 
-def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], served: Serve) -> None:
+def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], serve: Serve) -> None:
     ttl = {"refresh_on_read": True, "default_ttl": 0.1}  # 6 s
     stores = [make("sqlite", ttl=ttl), make("memorywire", ttl=ttl)]
     for s in stores:
@@ -486,7 +477,7 @@ def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], served: Se
         s.put(("t",), "forever", {"v": 4}, ttl=None)
     mw = stores[1]
     assert isinstance(mw, MemorywireStore)
-    with Client(served.target, tenant=mw._connections.sync().tenant) as client:
+    with Client(serve.target, tenant=mw._connections.sync().tenant) as client:
         rec = client.get(record_id(("t",), "read"))["records"][0]
         forever = client.get(record_id(("t",), "forever"))["records"][0]
     assert rec["native"]["record"]["ttl_minutes"] == 0.1 and "lifecycle" not in forever
@@ -495,7 +486,7 @@ def test_ttl_side_by_side_with_sqlite(make: Callable[..., BaseStore], served: Se
     for s in stores:
         assert s.get(("t",), "read") is not None  # refreshes: now + 6 s
         assert s.get(("t",), "not-refreshed", refresh_ttl=False) is not None
-    with Client(served.target, tenant=mw._connections.sync().tenant) as client:
+    with Client(serve.target, tenant=mw._connections.sync().tenant) as client:
         rec2 = client.get(record_id(("t",), "read"))["records"][0]
     assert rec2["lifecycle"]["expires_at"] > first_expiry and rec2["updated_at"] == rec["updated_at"]
     time.sleep(4.2)  # 7.2 s after the puts, 4.2 s after the refresh
@@ -588,7 +579,7 @@ def test_a_graph_remembers_across_turns_and_restarts(memorywire_serve: Serve) ->
 
 # -- what other frameworks read -------------------------------------------------------------------
 
-def test_other_frameworks_find_the_items_by_text(make: Callable[..., BaseStore], served: Serve) -> None:
+def test_other_frameworks_find_the_items_by_text(make: Callable[..., BaseStore], serve: Serve) -> None:
     """A fact put through the store is found by a plain text Search, as
     AutoGen's Memory.query does, and reads as an AutoGen MemoryContent and
     by its neutral fields."""
@@ -597,7 +588,7 @@ def test_other_frameworks_find_the_items_by_text(make: Callable[..., BaseStore],
     store.put(("memories", "u-1"), "food", {"text": "The user likes pizza."})
     store.put(("memories", "u-1"), "drink", {"content": "The user drinks green tea."})
     store.put(("memories", "u-1"), "misc", {"meta": {"note": "Allergic to peanuts"}, "count": 3})
-    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
+    with Client(serve.target, tenant=store._connections.sync().tenant) as mw:
         hits = {q: mw.search(q)["hits"] for q in ["pizza", "green tea", "peanuts"]}
     records = [h[0]["record"] for h in hits.values()]
     assert [r["key"] for r in records] == ["food", "drink", "misc"]
@@ -612,7 +603,7 @@ def test_other_frameworks_find_the_items_by_text(make: Callable[..., BaseStore],
     assert items[0]["value"] == {"text": "The user likes pizza."} and items[0]["namespace"] == ["memories", "u-1"]
 
 
-def test_items_of_other_writers_are_read_by_key(make: Callable[..., BaseStore], served: Serve) -> None:
+def test_items_of_other_writers_are_read_by_key(make: Callable[..., BaseStore], serve: Serve) -> None:
     """An item whose record another writer made (the adapter with a scope
     of its own, hence another id) is found by namespace and key, replaced
     by a put and deleted."""
@@ -620,7 +611,7 @@ def test_items_of_other_writers_are_read_by_key(make: Callable[..., BaseStore], 
     assert isinstance(store, MemorywireStore)
     item = {"namespace": ["shared"], "key": "k", "value": {"v": 1}, "created_at": "2026-05-04T12:30:15+00:00",
             "updated_at": "2026-05-04T12:30:15+00:00"}
-    with Client(served.target, tenant=store._connections.sync().tenant) as mw:
+    with Client(serve.target, tenant=store._connections.sync().tenant) as mw:
         mw.put(FORMS["langgraph.item"].to_records([item], user="u-9"))
         assert store.get(("shared",), "k").value == {"v": 1}  # type: ignore[union-attr]
         store.put(("shared",), "k", {"v": 2})
@@ -648,8 +639,8 @@ def test_a_stopped_service_raises_within_the_deadline(memorywire_serve: Serve) -
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-def test_a_service_error_names_its_reason(served: Serve, kind: str) -> None:
-    store = MemorywireStore(served.target, tenant="x" * 300)
+def test_a_service_error_names_its_reason(serve: Serve, kind: str) -> None:
+    store = MemorywireStore(serve.target, tenant="x" * 300)
     with pytest.raises(MemorywireStoreError, match="TENANT_REQUIRED") as caught:
         if kind == "sync":
             store.put(("a",), "k", {"v": 1})
@@ -659,22 +650,22 @@ def test_a_service_error_names_its_reason(served: Serve, kind: str) -> None:
     store.close()
 
 
-def test_a_retried_put_is_done_once(served: Serve) -> None:
-    tenant = served.tenant()
-    with losing_proxy(served.target) as proxy:
+def test_a_retried_put_is_done_once(serve: Serve) -> None:
+    tenant = serve.tenant()
+    with losing_proxy(serve.target) as proxy:
         store = MemorywireStore(proxy.front, tenant=tenant)
         store.put(("a",), "k", {"v": 1})
         assert proxy.lost == 1
         assert store.get(("a",), "k").value == {"v": 1}  # type: ignore[union-attr]
         store.close()
-    with Client(served.target, tenant=tenant) as mw:
+    with Client(serve.target, tenant=tenant) as mw:
         records = mw.history()["records"]
     assert [(r["key"], r["revision"]) for r in records] == [("k", 1)]
 
 
-def test_clients_given_and_their_ownership(served: Serve, tmp_path: Path) -> None:
-    tenant = served.tenant()
-    with Client(served.target, tenant=tenant) as mw:
+def test_clients_given_and_their_ownership(serve: Serve, tmp_path: Path) -> None:
+    tenant = serve.tenant()
+    with Client(serve.target, tenant=tenant) as mw:
         store = MemorywireStore(mw)
         store.put(("a",), "k", {"v": 1})
         store.close()  # the client given stays open
@@ -683,7 +674,7 @@ def test_clients_given_and_their_ownership(served: Serve, tmp_path: Path) -> Non
 
     async def run() -> list[str]:
         from memorywire.client import AsyncClient
-        async with AsyncClient(served.target, tenant=tenant) as amw:
+        async with AsyncClient(serve.target, tenant=tenant) as amw:
             astore = MemorywireStore(amw)
             await astore.aput(("a",), "k2", {"v": 2})
             with pytest.raises(TypeError):
