@@ -42,7 +42,7 @@ class ServeProcess:
 
     def __init__(self, store: str | Path, flags: Sequence[str] = (), *, port: int = 0,
                  python: str = sys.executable) -> None:
-        self.store = Path(store)
+        self.store = str(store)  # a file, or a database URL (kept as written)
         self.flags = tuple(flags)
         self.port = port
         self.python = python

@@ -10,6 +10,8 @@ the exclusive side of a readers-writer lock, so that the in-memory vector
 indexes change together with the tables. With ``synchronous=FULL`` a
 transaction that has committed survives the loss of the process and of the
 machine. Reads run on per-thread connections, each in its own snapshot.
+One store object at a time holds a file: a second one, in this process or
+another, is refused (``Store._own``); replicas run on PostgreSQL.
 
 The ``rid`` of a record is its tenant's number times 2**32 plus its
 sequence: the records of a tenant have a range of rids of their own, in
@@ -30,6 +32,7 @@ no document it does not return.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import sqlite3
 import threading
@@ -671,6 +674,7 @@ class Store:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        self._owner: int | None = None
         if not self.memory:
             _check_writable(path)
         try:
@@ -680,6 +684,8 @@ class Store:
             found = storage_error(e, path)
             raise ValueError(found.message if found is not None else f"cannot open the store {path}: {e}") \
                 from None
+        if not self.memory:
+            self._own(path)
         self._writes = 0
         self._tenant_nums: dict[str, int] = {}
         self.positions: dict[int, int] = {}
@@ -690,6 +696,8 @@ class Store:
         version = self._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]
         if version not in _MIGRATIONS and version != SCHEMA_VERSION:
             self._writer.close()
+            if self._owner is not None:
+                os.close(self._owner)
             raise ValueError(f"the store {path} has schema version {version}; this version of "
                              f"memorywire reads version {SCHEMA_VERSION} and upgrades versions "
                              f"{', '.join(sorted(_MIGRATIONS))}")
@@ -743,6 +751,25 @@ class Store:
                 conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
         return "3"
 
+    def _own(self, path: str) -> None:
+        """Hold the store file for this object's life, or refuse to open it:
+        the in-memory indexes and the positions Watch waits on follow this
+        process's own commits only, so a second service on the same file would
+        serve searches that miss the first one's writes."""
+        # flock is apart from SQLite's own (fcntl) locks, and the kernel
+        # releases it when the process ends, however it ends.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            for conn in self._connections:
+                conn.close()
+            raise ValueError(f"the store {path} is in use by another memorywire service: a SQLite "
+                             "store serves one process; stop the other, or run several replicas on "
+                             "one PostgreSQL database (--store postgresql://...)") from None
+        self._owner = fd
+
     # -- connections ------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
@@ -777,6 +804,9 @@ class Store:
                     pass
             self._connections.clear()
             self.analyzer.close()
+            if self._owner is not None:
+                os.close(self._owner)
+                self._owner = None
 
     # -- transactions --------------------------------------------------------------
 
