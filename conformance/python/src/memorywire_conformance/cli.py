@@ -3,7 +3,7 @@
     memorywire-conformance codec --testee "COMMAND ARGS" [--level required|recommended]
         [--strict] [--case GLOB ...] [--known-failures FILE] [--report-json FILE]
         [--junit FILE] [--vectors DIR] [--timeout S] [--verbose]
-    memorywire-conformance service --target HOST:PORT [--tenant-prefix P]
+    memorywire-conformance service --target HOST:PORT [--round-robin] [--tenant-prefix P]
         [--level required|recommended] [--strict] [--case GLOB ...] [--known-failures FILE]
         [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--token-file FILE]
@@ -174,7 +174,11 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
     service = subparser("service", "Run the service suite against a running memorywire "
                                    "service (gRPC).")
     service.add_argument("--target", required=True, metavar="HOST:PORT",
-                         help="the address of the service, e.g. 127.0.0.1:50051")
+                         help="the address of the service, e.g. 127.0.0.1:50051, or any gRPC "
+                              "target, e.g. ipv4:10.0.0.1:50051,10.0.0.2:50051 for replicas")
+    service.add_argument("--round-robin", action="store_true",
+                         help="send each call to the next of the addresses the target names "
+                              "(the replicas of one service), not all to one")
     service.add_argument("--tenant-prefix", default="mwconf-", metavar="P",
                          help="the prefix of the fresh tenants of the run (default mwconf-); "
                               "each run adds a random id, so runs do not interfere")

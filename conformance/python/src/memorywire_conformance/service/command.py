@@ -71,7 +71,11 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
         return 2
     started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     clock = time.monotonic()
-    channel = open_channel(args.target, security)
+    # Replicas of one service are one service: with --round-robin each call
+    # goes to the next of the target's addresses, so that a write made
+    # through one replica is read through another.
+    balancing = [("grpc.lb_policy_name", "round_robin")] if args.round_robin else []
+    channel = open_channel(args.target, security, balancing)
     try:
         try:
             caps = capabilities(channel, args.timeout)
@@ -94,7 +98,7 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
                              timeout=args.timeout, token=security.token,
                              narrow_token=security.narrow_token,
                              open_channel=lambda options: open_channel(args.target, security,
-                                                                       options))
+                                                                       [*balancing, *options]))
         results = suite.run(progress)
     finally:
         channel.close()
