@@ -685,7 +685,7 @@ class Store:
             raise ValueError(found.message if found is not None else f"cannot open the store {path}: {e}") \
                 from None
         if not self.memory:
-            self._own(path)
+            self._owner = self._own(path)
         self._writes = 0
         self._tenant_nums: dict[str, int] = {}
         self.positions: dict[int, int] = {}
@@ -751,7 +751,7 @@ class Store:
                 conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
         return "3"
 
-    def _own(self, path: str) -> None:
+    def _own(self, path: str) -> int:
         """Hold the store file for this object's life, or refuse to open it:
         the in-memory indexes and the positions Watch waits on follow this
         process's own commits only, so a second service on the same file would
@@ -768,7 +768,7 @@ class Store:
             raise ValueError(f"the store {path} is in use by another memorywire service: a SQLite "
                              "store serves one process; stop the other, or run several replicas on "
                              "one PostgreSQL database (--store postgresql://...)") from None
-        self._owner = fd
+        return fd
 
     # -- connections ------------------------------------------------------------
 
