@@ -324,3 +324,34 @@ def test_over_streamable_http(tmp_path: pathlib.Path) -> None:
         process.wait(30)
         assert process.stderr is not None
         process.stderr.close()
+
+
+@pytest.mark.slow
+def test_the_command_against_a_service_with_a_token(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    seed(path)
+    (tmp_path / "tokens.json").write_text(json.dumps({"3kq0Rj2vUoWbH8aX": ["t"]}))
+    (tmp_path / "token").write_text("3kq0Rj2vUoWbH8aX\n")
+    (tmp_path / "wrong").write_text("Zc1NfLw7pQe4Ty9s\n")
+    with ServeProcess(path, ["--quiet", "--tokens", str(tmp_path / "tokens.json")]) as served:
+        def spawned(token: str) -> Connect:
+            args = ["-m", "memorywire", "mcp", "--service", served.target, "--tenant", "t", "--user", "u2",
+                    "--token-file", str(tmp_path / token)]
+            return lambda: Client(StdioServerParameters(command=sys.executable, args=args))
+
+        async def body(client: Client) -> None:
+            found = ok(await client.call_tool("recall", {"text": "window seat"}))
+            assert [h["record"]["id"] for h in found["hits"]] == ["u2-note"]
+
+        run(body, spawned("token"))
+
+        async def refused(client: Client) -> None:
+            error = failed(await client.call_tool("history", {}))
+            assert (error["reason"], error["code"]) == ("CREDENTIALS_INVALID", "unauthenticated")
+
+        run(refused, spawned("wrong"))
+
+        # The store is the service's: a second process cannot open it.
+        busy = subprocess.run([sys.executable, "-m", "memorywire", "mcp", "--store", str(path), "--tenant", "t"],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)
+        assert busy.returncode == 1 and "cannot open the store" in busy.stderr, busy.stderr
