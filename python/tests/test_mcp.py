@@ -130,6 +130,8 @@ def test_the_tools_and_their_schemas(connect: Connect) -> None:
             # No combinator at the top, which some clients refuse.
             assert not {"oneOf", "anyOf", "allOf"} & set(schema)
             assert "'t'" in (tool.description or "") and "'u1'" in (tool.description or "")
+            # The client checks every structured result against it.
+            assert tool.output_schema is not None and tool.output_schema["additionalProperties"] is False
         recall = listed["recall"].input_schema
         search = json.loads((SCHEMAS / "search-request.schema.json").read_text())["$defs"]["strict"]
         assert recall["properties"]["text"] == search["properties"]["text"]
@@ -144,17 +146,18 @@ def test_the_tools_and_their_schemas(connect: Connect) -> None:
 
 def test_the_schemas_are_the_memorywire_schemas_bundled() -> None:
     for tool in TOOLS:
-        schema = tool_schema(tool.fields, tool.required)
-        text = json.dumps(schema)
-        # Every reference is local, and every local reference resolves.
-        refs = [part.split('"')[0] for part in text.split('"$ref": "')[1:]]
-        assert refs and all(r.startswith("#/$defs/") for r in refs) or not refs
-        for ref in refs:
-            assert ref.removeprefix("#/$defs/") in schema["$defs"], (tool.name, ref)
+        for schema in (tool.input_schema, tool.output_schema):
+            text = json.dumps(schema)
+            # Every reference is local, and every local reference resolves.
+            refs = [part.split('"')[0] for part in text.split('"$ref": "')[1:]]
+            for ref in refs:
+                assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in schema["$defs"], (tool, ref)
+        assert tool.input_schema == tool_schema(tool.fields, tool.required, tool.notes)
+        schema = tool.input_schema
         for name, (file, prop) in tool.fields.items():
             source = json.loads((SCHEMAS / f"{file}.schema.json").read_text())
             strict = source["$defs"].get("strict", source)
-            assert schema["properties"][name]["description"] == strict["properties"][prop]["description"]
+            assert schema["properties"][name]["description"].startswith(strict["properties"][prop]["description"])
 
 
 # -- the operations -----------------------------------------------------------------------------

@@ -17,9 +17,9 @@ not exist. A patch that touches the scope of a record is refused.
 
 The input schema of each tool is made of the properties of the memorywire
 JSON Schemas (schemas/v1, their strict form for version 1.0) that the tool
-takes, with every schema they refer to bundled under ``$defs``. A tool
-answers with the operation's response as structured content and a short
-text; a failure is a tool error (``isError``) whose structured content is
+takes, with every schema they refer to bundled under ``$defs``; so is its
+output schema, of the response members it answers with. A tool answers
+with them as structured content, and a short text; a failure is a tool error (``isError``) whose structured content is
 the memorywire error: code, reason, message and the JSON Pointer of the
 offending argument.
 """
@@ -242,6 +242,9 @@ class Tool:
     fields: Mapping[str, tuple[str, str]]
     required: tuple[str, ...] = ()
     notes: Mapping[str, str] = field(default_factory=dict)
+    #: The members of the structured result, as ``fields``, and those always present.
+    output: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    output_required: tuple[str, ...] = ()
     read_only: bool = False
     destructive: bool = False
     #: Request pointer prefixes and the argument pointers they stand for, longest first.
@@ -250,6 +253,10 @@ class Tool:
     @functools.cached_property
     def input_schema(self) -> dict[str, Any]:
         return tool_schema(self.fields, self.required, self.notes)
+
+    @functools.cached_property
+    def output_schema(self) -> dict[str, Any]:
+        return tool_schema(self.output, self.output_required)
 
     def check_types(self, arguments: Mapping[str, Any]) -> None:
         """Refuse an argument that is not a list or an object where its schema
@@ -286,6 +293,9 @@ TOOLS: tuple[Tool, ...] = (
           "session": ("scope", "session"), "tags": ("memory-record", "tags"),
           "embeddings": ("memory-record", "embeddings"), "metadata": ("memory-record", "metadata")},
          notes={"id": "A fresh one is chosen when absent; an id in use is refused (RECORD_EXISTS).", **_SESSION},
+         output={"id": ("put-result", "id"), "kind": ("memory-record", "kind"), "status": ("put-result", "status"),
+                 "revision": ("put-result", "revision"), "sequence": ("put-result", "sequence")},
+         output_required=("id", "kind", "status"),
          places=(("/items/0/record/scope/session", "/session"), ("/items/0/record", ""),
                  ("/items/0", ""), ("/scope/session", "/session"), ("/scope", ""))),
     Tool("recall", "Recall",
@@ -297,7 +307,9 @@ TOOLS: tuple[Tool, ...] = (
           "filter": ("search-request", "filter"), "limit": ("search-request", "limit"),
           "min_score": ("search-request", "min_score"), "cursor": ("search-request", "cursor"),
           "include_archived": ("search-request", "include_archived"), "session": ("scope", "session")},
-         notes=_SESSION, read_only=True),
+         notes=_SESSION, read_only=True,
+         output={"hits": ("search-response", "hits"), "next_cursor": ("search-response", "next_cursor")},
+         output_required=("hits",)),
     Tool("history", "Read history",
          "Read a thread in insertion order, one page at a time: every record (thread \"all\", the "
          "default), the user thread (\"user\"), or the exchange between two agents (\"between\", with "
@@ -306,7 +318,9 @@ TOOLS: tuple[Tool, ...] = (
           "kinds": ("history-request", "kinds"), "order": ("history-request", "order"),
           "limit": ("history-request", "limit"), "cursor": ("history-request", "cursor"),
           "session": ("scope", "session")},
-         notes=_SESSION, read_only=True),
+         notes=_SESSION, read_only=True,
+         output={"records": ("history-response", "records"), "next_cursor": ("history-response", "next_cursor")},
+         output_required=("records",)),
     Tool("update", "Update a memory",
          "Change part of a memory with a JSON Merge Patch (RFC 7396) of its JSON form: "
          "{\"fact\": {\"text\": \"...\"}}, {\"tags\": [\"travel\"]}, {\"lifecycle\": {\"importance\": 0.9}}; "
@@ -314,14 +328,15 @@ TOOLS: tuple[Tool, ...] = (
          "only if the memory still has that revision.",
          {"id": ("update-request", "id"), "patch": ("update-request", "patch"),
           "expected_revision": ("update-request", "expected_revision")},
-         required=("id", "patch")),
+         required=("id", "patch"), output={"record": ("update-response", "record")}, output_required=("record",)),
     Tool("forget", "Forget",
          "Delete memories by id, or those that match a filter: softly by default (tombstones that "
          "history and watchers still see), or for good with mode \"hard\".",
          {"ids": ("delete-request", "ids"), "filter": ("delete-request", "filter"),
           "mode": ("delete-request", "mode"), "reason": ("delete-request", "reason"),
           "expected_revision": ("delete-request", "expected_revision")},
-         destructive=True),
+         destructive=True, output={"deleted_ids": ("delete-response", "deleted_ids")},
+         output_required=("deleted_ids",)),
 )
 
 _BY_NAME = {t.name: t for t in TOOLS}
@@ -365,7 +380,7 @@ class Memory:
 
     def tools(self) -> list[types.Tool]:
         return [types.Tool(name=t.name, title=t.title, description=self.describe(t),
-                           input_schema=t.input_schema,
+                           input_schema=t.input_schema, output_schema=t.output_schema,
                            annotations=types.ToolAnnotations(title=t.title, read_only_hint=t.read_only,
                                                              destructive_hint=t.destructive,
                                                              idempotent_hint=t.read_only,
