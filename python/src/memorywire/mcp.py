@@ -30,6 +30,7 @@ import argparse
 import functools
 import inspect
 import json
+import logging
 import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -181,7 +182,8 @@ class InProcess(Operations[Doc, NoReturn, NoReturn]):
                 out = perform(context, request)
         except MemorywireError:
             raise
-        except Exception as e:  # noqa: BLE001 - as the server answers a fault
+        except Exception as e:  # noqa: BLE001 - as the server answers a fault, told to the operator alone
+            logging.getLogger(__name__).exception("%s failed", call.method)
             raise error("INTERNAL_ERROR", f"the service failed: {type(e).__name__}") from e
         return call.decode(out)
 
