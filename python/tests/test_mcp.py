@@ -187,11 +187,18 @@ def test_remember_recall_history_update_forget(connect: Connect) -> None:
         filtered = ok(await client.call_tool("recall", {"text": "window", "filter": {
             "compare": {"field": "/kind", "operator": "eq", "value": "message"}}}))
         assert [h["record"]["id"] for h in filtered["hits"]] == [said["id"]]
+        tagged = ok(await client.call_tool("remember", fact("Seat 12A on the last flight", tags=["travel"])))
+        by_tag = ok(await client.call_tool("recall", {"text": "seat", "filter": {
+            "compare": {"field": "/tags", "operator": "contains", "value": "travel"}}}))
+        assert [h["record"]["id"] for h in by_tag["hits"]] == [tagged["id"]]
 
         history = ok(await client.call_tool("history", {}))
-        assert [r["id"] for r in history["records"]] == ["f1", "f2", said["id"]]
+        assert [r["id"] for r in history["records"]] == ["f1", "f2", said["id"], tagged["id"]]
         newest = ok(await client.call_tool("history", {"order": "descending", "limit": 1}))
-        assert [r["id"] for r in newest["records"]] == [said["id"]] and newest["next_cursor"]
+        assert [r["id"] for r in newest["records"]] == [tagged["id"]] and newest["next_cursor"]
+        page = ok(await client.call_tool("history", {"order": "descending", "limit": 1,
+                                                     "cursor": newest["next_cursor"]}))
+        assert [r["id"] for r in page["records"]] == [said["id"]]
 
         updated = ok(await client.call_tool("update", {"id": "f1", "patch": {
             "fact": {"text": "The user prefers aisle seats."}, "tags": ["travel"]}}))

@@ -302,8 +302,9 @@ TOOLS: tuple[Tool, ...] = (
                  ("/items/0", ""), ("/scope/session", "/session"), ("/scope", ""))),
     Tool("recall", "Recall",
          "Find memories by text (full-text search), by vector (the query embedding's model and values), "
-         "or both (hybrid, scores fused), best first, within an optional filter (operations.md "
-         "section 5: {\"compare\": {\"field\": \"/tags\", \"operator\": \"contains\", \"value\": \"travel\"}}). "
+         "or both (hybrid, scores fused), best first, within an optional filter on the fields of "
+         "the memory, named by JSON Pointer ({\"compare\": {\"field\": \"/tags\", \"operator\": \"contains\", "
+         "\"value\": \"travel\"}}; all, any and not combine filters). "
          "Give text, vector or both. next_cursor, given back as cursor, reads the next page.",
          {"text": ("search-request", "text"), "vector": ("search-request", "vector"),
           "filter": ("search-request", "filter"), "limit": ("search-request", "limit"),
