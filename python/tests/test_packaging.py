@@ -10,6 +10,7 @@ must be exactly the declared ones. The same is done for the service extra.
 from __future__ import annotations
 
 import base64
+import importlib
 import importlib.metadata as md
 import json
 import pathlib
@@ -37,6 +38,8 @@ EXTRA_PARTS = {
     "service": ("memorywire.service", "memorywire.client", "memorywire.v1.memory_service_pb2_grpc",
                 "memorywire.integrations"),
     "oracle": ("memorywire._schemas",),
+    # memorywire mcp: the MCP SDK, and the client or the service behind the tools.
+    "mcp": ("memorywire.mcp",),
 }
 
 # The child: block every import outside the allowed top-level modules, run
@@ -52,7 +55,8 @@ before = set(sys.modules)
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.partition(".")[0]
-        if top in sys.stdlib_module_names or top in allowed:
+        # _sysconfigdata_*: the build settings of the interpreter, which sysconfig reads.
+        if top in sys.stdlib_module_names or top.startswith("_sysconfigdata_") or top in allowed:
             return None
         raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
 
@@ -96,22 +100,36 @@ def requirements(extra: str | None) -> set[str]:
         name = canonical(re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0])
         markers = line.partition(";")[2]
         if (extra is None and "extra" not in markers) or (extra is not None and f'"{extra}"' in markers):
-            out.add(name)
+            if name == "memorywire":  # an extra that brings others: memorywire[service]
+                for other in re.findall(r"\[([^\]]*)\]", line)[0].split(","):
+                    out |= requirements(other.strip())
+            else:
+                out.add(name)
     return out
 
 
 def closure(names: Iterable[str]) -> set[str]:
-    """The distributions and everything they require (markers aside)."""
-    todo, seen = list(names), set()
+    """The distributions and everything they require, with the extras they
+    ask of each other (pyjwt[crypto]); other markers aside."""
+    todo: list[tuple[str, frozenset[str]]] = [(n, frozenset()) for n in names]
+    seen: set[tuple[str, frozenset[str]]] = set()
     while todo:
-        name = todo.pop()
-        if name in seen:
+        name, extras = todo.pop()
+        if (name, extras) in seen:
             continue
-        seen.add(name)
-        for line in md.requires(name) or []:
-            if "extra ==" not in line:
-                todo.append(canonical(re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0]))
-    return seen
+        try:
+            requires = md.requires(name) or []
+        except md.PackageNotFoundError:  # a requirement of another platform or Python (pywin32)
+            continue
+        seen.add((name, extras))
+        for line in requires:
+            wanted = re.search(r'extra\s*==\s*"([^"]+)"', line)
+            if wanted is None or wanted[1] in extras:
+                head = line.partition(";")[0]
+                asked = re.search(r"\[([^\]]*)\]", head)
+                todo.append((canonical(re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0]),
+                             frozenset(e.strip() for e in asked[1].split(",")) if asked else frozenset()))
+    return {name for name, _ in seen}
 
 
 def top_levels(distributions: Iterable[str]) -> set[str]:
@@ -171,9 +189,9 @@ def test_the_codec_imports_exactly_the_base_dependencies() -> None:
 def test_each_extra_imports_exactly_its_dependencies(extra: str) -> None:
     declared = requirements(extra)
     code = f"import importlib\nfor name in {EXTRA_PARTS[extra]!r}: importlib.import_module(name)\n"
-    code += "".join(f"import {m.name}\n" for m in pkgutil.walk_packages(memorywire.service.__path__,
-                                                                        "memorywire.service.")
-                    if extra == "service" and not m.name.endswith("__main__"))
+    service = importlib.import_module("memorywire.service")
+    code += "".join(f"import {m.name}\n" for m in pkgutil.walk_packages(service.__path__, "memorywire.service.")
+                    if extra in ("service", "mcp") and not m.name.endswith("__main__"))
     status, _, err, used = run_child([code], BASE | declared)
     assert status == 0, err
     assert declared <= used - BASE <= closure(declared), (extra, used)
@@ -216,6 +234,15 @@ def test_serve_without_the_service_extra_names_it() -> None:
     assert status == 2
     assert "pip install 'memorywire[service]'" in err
     assert "Traceback" not in err
+
+
+def test_mcp_without_its_extra_names_it() -> None:
+    # Without the service extra, or with it and without the MCP SDK.
+    for distributions in (BASE, BASE | requirements("service")):
+        status, out, err, _ = run_child(["--cli", "mcp", "--store", ":memory:", "--tenant", "t"], distributions)
+        assert status == 2, err
+        assert "pip install 'memorywire[mcp]'" in err
+        assert "Traceback" not in err
 
 
 def test_the_client_and_the_oracle_without_their_extras_name_them() -> None:

@@ -17,6 +17,8 @@ MODULES = {
     "agentscope": frozenset({"agentscope"}),
     "openai-agents": frozenset({"agents"}),
     "agency-swarm": frozenset({"agency_swarm", "agents"}),
+    # The MCP SDK, and the modules of the service extra: the client or the service behind the tools.
+    "mcp": frozenset({"mcp", "grpc", "grpc_health", "grpc_reflection", "numpy"}),
 }
 
 

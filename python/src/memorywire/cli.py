@@ -276,6 +276,9 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
     sub.add_parser("serve", add_help=False,
                    help="run the reference MemoryService over gRPC on an embedded SQLite store "
                         "(memorywire serve --help)")
+    sub.add_parser("mcp", add_help=False,
+                   help="serve memory tools to a model over the Model Context Protocol, on a service or "
+                        "an embedded store (memorywire mcp --help)")
 
     for p in (parser, common, validate, conv, inspect, testee, adapt):
         p.out, p.err = out, err
@@ -352,6 +355,18 @@ def run(argv: Sequence[str] | None = None, *, stdin: BinaryIO | None = None,
             return 2
 
         return serve_main(arguments[1:])
+    if arguments[:1] == ["mcp"]:
+        # The MCP server parses its own options (memorywire mcp --help).
+        try:
+            from memorywire.mcp import main as mcp_main
+        except ImportError as e:
+            if not _extras.missing(e, "mcp"):
+                raise
+            print(f"memorywire mcp: {_extras.install_hint('the MCP server', 'mcp')} "
+                  f"(no module named {e.name!r})", file=ctx.stderr)
+            return 2
+
+        return mcp_main(arguments[1:])
     parser = _parser(ctx.stdout, ctx.stderr)
     try:
         args = parser.parse_args(arguments)
