@@ -165,8 +165,6 @@ def _operation(op: Operation, comment: str) -> dict[str, Any]:
         "requestBody": {"required": True, "content": _bodies(op.request_type, op.streaming is Streaming.CLIENT)},
         "responses": responses,
     }
-    if op.name == "GetCapabilities":
-        out["security"] = [{}, {"bearer": []}]
     return out
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -238,6 +241,37 @@ def test_bearer_tokens(tmp_path: Path) -> None:
         assert post(srv, "GetCapabilities", doc("op"), None).status == 401
 
 
+def test_tls_and_mutual_tls(tmp_path: Path) -> None:
+    from tls_helpers import make_pki
+
+    from memorywire.service.server import Tls
+
+    pki = make_pki(tmp_path / "pki")
+    get = json.dumps(doc("op", ids=["a"])).encode()
+    headers = {"content-type": "application/json", "memorywire-tenant": "acme"}
+
+    def https(port: int, context: ssl.SSLContext) -> int:
+        c = http.client.HTTPSConnection("localhost", port, timeout=10, context=context)
+        try:
+            c.request("POST", PREFIX + "Get", get, headers)
+            return c.getresponse().status
+        finally:
+            c.close()
+
+    client = ssl.create_default_context(cafile=str(pki.ca))
+    with MemoryServer(":memory:", "127.0.0.1:0", log=None, warm=False, http="127.0.0.1:0",
+                      tls=Tls.from_files(pki.server_cert, pki.server_key)) as srv:
+        assert https(srv.http_port, client) == 200
+        with pytest.raises(ssl.SSLError):
+            https(srv.http_port, ssl.create_default_context(cafile=str(pki.stranger_ca)))
+    with MemoryServer(":memory:", "127.0.0.1:0", log=None, warm=False, http="127.0.0.1:0",
+                      tls=Tls.from_files(pki.server_cert, pki.server_key, pki.client_ca)) as srv:
+        with pytest.raises((ssl.SSLError, ConnectionError)):
+            https(srv.http_port, client)
+        client.load_cert_chain(str(pki.client_cert), str(pki.client_key))
+        assert https(srv.http_port, client) == 200
+
+
 def test_operation_id_header(server: MemoryServer, tenant: str) -> None:
     r = post(server, "Get", doc("op-h", ids=["a"]), tenant, memorywire_operation_id="op-other")
     assert (r.status, r.json()["reason"], r.json()["violations"][0]["pointer"]) == (
@@ -410,6 +444,17 @@ def test_export_and_import(server: MemoryServer, tenant: str) -> None:
                                        type="memorywire.v1.ImportRequest")
     r = post(server, "Import", packed, tenant, content_type="application/msgpack")
     assert memorywire.msgpack.decode(r.body, type="memorywire.v1.ImportResponse")["imported"] == 1
+    # A chunked body, its documents split across chunks.
+    chunked = b"".join(json.dumps(doc("op-ch", mode="merge", records=[fact(f"c{i}", f"chunk {i}")])).encode()
+                       + b"\n" for i in range(3))
+    c = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=10)
+    c.request("POST", PREFIX + "Import", (chunked[i:i + 7] for i in range(0, len(chunked), 7)),
+              {"content-type": "application/jsonl", "memorywire-tenant": tenant}, encode_chunked=True)
+    assert ok(Response(c.getresponse()))["imported"] == 3
+    c.request("POST", PREFIX + "Get", json.dumps(doc("op-g", ids=["c2"])),  # the connection serves on
+              {"content-type": "application/json", "memorywire-tenant": tenant})
+    assert ok(Response(c.getresponse()))["records"][0]["id"] == "c2"
+    c.close()
     # A body cut short takes no effect.
     c = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=10)
     body = json.dumps(doc("op-cut", mode="merge", records=[fact("cut1", "never")])).encode() + b"\n"
@@ -429,7 +474,7 @@ def test_export_and_import(server: MemoryServer, tenant: str) -> None:
     exported = stream(server, "Export", doc("op-ex"), tenant)
     assert exported[-1] == {"event": "end", "data": {}}
     ids = [x["id"] for e in exported[:-1] for x in e["data"]["records"]]
-    assert sorted(ids) == ["j0", "j1", "k1"]
+    assert sorted(ids) == ["c0", "c1", "c2", "j0", "j1", "k1"]
     seqs = [x["sequence"] for e in exported[:-1] for x in e["data"]["records"]]
     assert seqs == sorted(seqs)
     assert stream(server, "Export", doc("op-ex"), f"{tenant}-empty") == [{"event": "end", "data": {}}]
@@ -464,3 +509,25 @@ def test_cors(server: MemoryServer, tenant: str) -> None:
     assert r.headers["vary"] == "Origin"
     r = post(server, "Get", doc("op-c", ids=["a"]), tenant, origin="https://evil.example")
     assert "access-control-allow-origin" not in r.headers
+
+
+# -- the JavaScript example ------------------------------------------------------------------------
+
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "http" / "watch.mjs"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js 20 or later (fetch)")
+def test_the_javascript_example(server: MemoryServer, tenant: str) -> None:
+    done = subprocess.run(["node", str(EXAMPLE), f"http://127.0.0.1:{server.http_port}", tenant],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines()]
+    assert steps == [
+        {"step": "put", "statuses": ["created", "created"]},
+        {"step": "search", "ids": ["seat"]},
+        {"step": "watched", "id": "seat", "type": "created"},
+        {"step": "resumed", "id": "meal", "type": "created"},
+        {"step": "resumed", "id": "lang", "type": "created"},
+        {"step": "done"},
+    ]

@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import memorywire
 import memorywire.json
@@ -40,15 +40,36 @@ import memorywire.msgpack
 import memorywire.protobuf
 import memorywire.stream
 from memorywire.errors import MemorywireError
+from memorywire.limits import Limits
 from memorywire.service import operations, registry
 from memorywire.service.errors import ServiceError, error
-from memorywire.service.operations import Call, ImportStream
+from memorywire.service.fairness import Admission, FairShare
+from memorywire.service.operations import Call, ImportStream, Service
 from memorywire.service.registry import Operation, Streaming
 
-if TYPE_CHECKING:
-    from memorywire.service.server import MemoryServer, Tls
+__all__ = ["DEFAULT_HEARTBEAT_SECONDS", "HTTP_STATUS", "MEDIA_TYPES", "Host", "HttpBinding"]
 
-__all__ = ["DEFAULT_HEARTBEAT_SECONDS", "HTTP_STATUS", "MEDIA_TYPES", "HttpBinding"]
+
+class Host(Protocol):
+    """What the binding uses of the server it belongs to (a ``MemoryServer``,
+    which it does not import, so that the server may import it)."""
+
+    share: FairShare
+    limits: Limits
+    service: Service
+    admission: Admission
+    stopping: threading.Event
+    log_calls: bool
+
+    @property
+    def tls(self) -> Any:
+        """The server's ``Tls`` (PEM ``cert_chain``, ``private_key``, ``client_ca``), or None."""
+
+    def log(self, level: str, event: str, **fields: Any) -> None: ...
+
+    def check_metadata(self, method: str, md: Sequence[tuple[str, str | bytes]]) -> str | None: ...
+
+    def internal_error(self, e: BaseException) -> ServiceError: ...
 
 #: The HTTP status of each code (http-binding.md section 4, the Connect mapping).
 HTTP_STATUS: Mapping[str, int] = {
@@ -176,6 +197,28 @@ def _lenient_operation_id(body: bytes, encoding: str, type: str) -> str:
     return value if isinstance(value, str) and len(value) <= 256 else ""
 
 
+def _header_text(value: str) -> str | None:
+    """The text of a header written as ``_header_value`` writes it; None
+    when it is malformed."""
+    out = bytearray()
+    raw = value.encode("latin-1", "replace")
+    i = 0
+    while i < len(raw):
+        if raw[i] == 0x25:
+            digits = raw[i + 1:i + 3]
+            if len(digits) != 2 or not all(c in b"0123456789abcdefABCDEF" for c in digits):
+                return None
+            out.append(int(digits, 16))
+            i += 3
+        else:
+            out.append(raw[i])
+            i += 1
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def _header_value(text: str) -> str:
     """A value for a response header: the encoding of memorywire-tenant."""
     return "".join(chr(b) if 0x21 <= b <= 0x7E and b != 0x25 else f"%{b:02X}" for b in text.encode("utf-8"))
@@ -244,14 +287,27 @@ class _Body:
 
     def readline(self, size: int = -1, /) -> bytes:
         out = bytearray()
-        while size < 0 or len(out) < size:
-            c = self.read(1)
-            if not c:
+        while not self._done and (size < 0 or len(out) < size):
+            if self._left is None and self._chunk == 0 and not self._next_chunk():
                 break
-            out += c
-            if c == b"\n":
+            room = self._left if self._left is not None else self._chunk
+            if size >= 0:
+                room = min(room, size - len(out))
+            piece = self._rfile.readline(room)
+            if not piece:
+                raise _Gone
+            out += piece
+            if self._left is not None:
+                self._left -= len(piece)
+                if self._left == 0:
+                    self._done = self.complete = True
+            else:
+                self._chunk -= len(piece)
+                if self._chunk == 0 and self._rfile.readline(3) not in (b"\r\n", b"\n"):
+                    raise _Gone
+            if piece.endswith(b"\n"):
                 break
-        return bytes(out)
+        return self._take(bytes(out))
 
     def read_all(self, limit: int) -> bytes:
         """The whole body; DOCUMENT_TOO_LARGE past ``limit`` bytes."""
@@ -281,7 +337,7 @@ class HttpBinding:
     has nothing to send waits before it sends a comment line.
     """
 
-    def __init__(self, server: MemoryServer, listen: str, *, cors_origins: Sequence[str] = (),
+    def __init__(self, server: Host, listen: str, *, cors_origins: Sequence[str] = (),
                  heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
                  idle_seconds: float = DEFAULT_IDLE_SECONDS) -> None:
         if not 0 < heartbeat_seconds <= 30:
@@ -346,7 +402,7 @@ class HttpBinding:
             self._connections -= 1
 
 
-def _tls_context(tls: Tls) -> ssl.SSLContext:
+def _tls_context(tls: Any) -> ssl.SSLContext:
     """A server context of the PEM bytes of ``tls`` (the ssl module reads
     certificates from files: they are written to a private temporary
     folder, read, and removed)."""
@@ -560,7 +616,7 @@ class _Call:
             self._fail(e, messages)
             return
         except Exception as e:  # noqa: BLE001 - every fault becomes INTERNAL_ERROR
-            self._fail(self.server._internal(e), messages)
+            self._fail(self.server.internal_error(e), messages)
             return
         self._log("OK", messages=messages)
 
@@ -598,13 +654,7 @@ class _Call:
         self.op_id = str(doc.get("operation_id", "")) or self.op_id
         given = self.h.headers.get(OPERATION_ID_HEADER)
         if given is not None:
-            from memorywire.service.server import parse_tenant
-
-            try:
-                value = parse_tenant([given])  # the same encoding as the tenant
-            except ServiceError:
-                value = None
-            if value != doc.get("operation_id"):
+            if _header_text(given) != doc.get("operation_id"):
                 raise error("IMMUTABLE_FIELD", f"the header {OPERATION_ID_HEADER} differs from the "
                             "operation_id of the body", "/operation_id")
 
@@ -741,7 +791,7 @@ class _Call:
                 self._event_error(e, sent)
                 return None
             except Exception as e:  # noqa: BLE001
-                self._event_error(self.server._internal(e), sent)
+                self._event_error(self.server.internal_error(e), sent)
                 return None
             finally:
                 with contextlib.suppress(OSError):

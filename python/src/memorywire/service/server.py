@@ -695,6 +695,11 @@ class MemoryServer:
                  duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
 
     def _internal(self, e: BaseException) -> ServiceError:
+        return self.internal_error(e)
+
+    def internal_error(self, e: BaseException) -> ServiceError:
+        """The Error of an unexpected fault, logged: a fault of the store
+        names the store's problem, any other is INTERNAL_ERROR."""
         found = storage_error(e, self.store.path)
         if found is not None:
             self.log("error", "store_error", error=repr(e), message=found.message)
@@ -852,6 +857,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A value out of its bounds is a usage error, refused before anything starts.
     try:
         _check_bounds(args)
+        _check_http(args)
         share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
                           max_tenant_streams=args.max_tenant_streams,
                           stream_stall_seconds=args.stream_stall_timeout,
@@ -904,13 +910,18 @@ def _check_bounds(args: argparse.Namespace) -> None:
     if not _within(args.cursor_ttl, CURSOR_TTL_RANGE):
         raise ValueError(f"--cursor-ttl is {args.cursor_ttl:g} seconds; paging cursors stay valid "
                          f"for {lo:g} (an hour) to {hi:g} seconds (30 days)")
+    lo_m, hi_m = INDEX_MEMORY_MIB_RANGE
+    if not lo_m <= args.index_memory <= hi_m:
+        raise ValueError(f"--index-memory is {args.index_memory} MiB; give {lo_m} to {hi_m}")
+
+
+def _check_http(args: argparse.Namespace) -> None:
+    """ValueError naming the first flag of the HTTP binding that is out of
+    its bounds, or given without --http."""
     if args.heartbeat is not None and not (math.isfinite(args.heartbeat) and 0 < args.heartbeat <= 30):
         raise ValueError(f"--heartbeat is {args.heartbeat:g} seconds; give more than 0 and at most 30")
     if (args.cors_origin or args.heartbeat is not None) and args.http is None:
         raise ValueError("--cors-origin and --heartbeat are settings of the HTTP binding; give --http too")
-    lo_m, hi_m = INDEX_MEMORY_MIB_RANGE
-    if not lo_m <= args.index_memory <= hi_m:
-        raise ValueError(f"--index-memory is {args.index_memory} MiB; give {lo_m} to {hi_m}")
 
 
 def _tls_of(args: argparse.Namespace) -> Tls | None:
