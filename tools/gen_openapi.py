@@ -128,6 +128,24 @@ def _bodies(type_name: str, stream: bool) -> dict[str, Any]:
     return out
 
 
+def _event(op: Operation) -> dict[str, Any]:
+    """One event of the stream of ``op`` (http-binding.md section 7.1), as
+    the fields of the event-stream format: a response (type message), an
+    error, or the end."""
+    data = {"type": "string", "contentMediaType": "application/json"}
+    fields: dict[str, Any] = {"retry": {"type": "integer", "minimum": 0}}
+    if op.name == "Watch":
+        fields["id"] = {"type": "string", "description": "The cursor of the event's ChangeEvent."}
+    return {"type": "object", "oneOf": [
+        {"properties": {"event": {"const": "message"}, **fields,
+                        "data": {**data, "contentSchema": _schema(op.response_type)}}},
+        {"required": ["event"], "properties": {"event": {"const": "error"}, "retry": fields["retry"],
+                                               "data": {**data, "contentSchema": {"$ref": "error.schema.json"}}}},
+        {"required": ["event"], "properties": {"event": {"const": "end"}, "retry": fields["retry"],
+                                               "data": {"const": "{}"}}},
+    ]}
+
+
 def _operation(op: Operation, comment: str) -> dict[str, Any]:
     params: list[dict[str, Any]] = [
         {"$ref": "#/components/parameters/" + ("TenantOptional" if op.name == "GetCapabilities" else "Tenant")},
@@ -143,8 +161,7 @@ def _operation(op: Operation, comment: str) -> dict[str, Any]:
                             "its data the document in canonical JSON"
                             + (", its id the cursor of its ChangeEvent" if op.name == "Watch" else "")
                             + "; then an end event, or an error event whose data is an Error."),
-            "content": {"text/event-stream": {"schema": {"type": "string"},
-                                              "x-memorywire-event-data": _schema(op.response_type)}}}
+            "content": {"text/event-stream": {"schema": _event(op)}}}
     else:
         ok = {"description": f"The {op.response_type}.", "headers": {
             SPECVERSION_HEADER: {"$ref": "#/components/headers/SpecVersion"},

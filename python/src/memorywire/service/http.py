@@ -197,6 +197,38 @@ def _lenient_operation_id(body: bytes, encoding: str, type: str) -> str:
     return value if isinstance(value, str) and len(value) <= 256 else ""
 
 
+def _without(doc: dict[str, Any], pointers: Sequence[str]) -> dict[str, Any]:
+    """The document without the members and enum values of a newer minor
+    version that the reader found (``walk.unknown``): the Service sees what
+    a Protobuf request gives it, whose unknown fields stay out of the
+    document, and is told their pointers all the same."""
+    if not pointers:
+        return doc
+
+    def tokens(pointer: str) -> list[str]:
+        return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+
+    def order(pointer: str) -> list[tuple[int, int | str]]:
+        # Later list elements first, so that removing one does not move the next.
+        return [(0, int(t)) if t.isdigit() else (1, t) for t in tokens(pointer)]
+
+    for pointer in sorted(pointers, key=order, reverse=True):
+        path = tokens(pointer)
+        if not path:
+            continue
+        node: Any = doc
+        for token in path[:-1]:
+            node = node[int(token)] if isinstance(node, list) else node.get(token)
+            if node is None:
+                break
+        last = path[-1]
+        if isinstance(node, dict):
+            node.pop(last, None)
+        elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
+            del node[int(last)]
+    return doc
+
+
 def _header_text(value: str) -> str | None:
     """The text of a header written as ``_header_value`` writes it; None
     when it is malformed."""
@@ -270,11 +302,10 @@ class _Body:
             return self._take(data)
         out = bytearray()
         while size < 0 or len(out) < size:
-            if self._chunk == 0:
-                if out and size >= 0:
-                    break
-                if not self._next_chunk():
-                    break
+            # As a buffered file does, a read returns the bytes asked for
+            # unless the body ends first, across chunks.
+            if self._chunk == 0 and not self._next_chunk():
+                break
             n = self._chunk if size < 0 else min(self._chunk, size - len(out))
             data = self._rfile.read(n)
             if len(data) < n:
@@ -648,7 +679,7 @@ class _Call:
     def _decode(self, data: bytes, encoding: str) -> tuple[dict[str, Any], list[str]]:
         codec = _CODECS[encoding]
         doc, walk = codec.Decoder(self.op.request_type, limits=self.server.limits).decode_walk(data)
-        return doc, list(walk.unknown)
+        return _without(doc, walk.unknown), list(walk.unknown)
 
     def _check_operation_id(self, doc: Mapping[str, Any]) -> None:
         self.op_id = str(doc.get("operation_id", "")) or self.op_id
@@ -724,6 +755,7 @@ class _Call:
                     item.message = f"message {index} of the stream: {item.message}"
                     raise item
                 msg, walk = item
+                msg = _without(msg, walk.unknown)
                 if index == 0:
                     self._check_operation_id(msg)
                 stream.add(msg, list(walk.unknown))
