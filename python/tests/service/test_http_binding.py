@@ -278,6 +278,11 @@ def test_operation_id_header(server: MemoryServer, tenant: str) -> None:
         400, "IMMUTABLE_FIELD", "/operation_id")
     assert ok(post(server, "Get", doc("op-h", ids=["a"]), tenant, memorywire_operation_id="op-h",
                    memorywire_future_header="ignored"))
+    # A timeout that has passed, and malformed ones, which are ignored.
+    r = post(server, "Get", doc("op", ids=["a"]), tenant, connect_timeout_ms="1")
+    assert r.status in (200, 504)
+    for value in ("0", "-5", "soon", "12345678901"):
+        assert ok(post(server, "Get", doc("op", ids=["a"]), tenant, connect_timeout_ms=value))
     r = post(server, "Get", doc("op", ids=["a"]), tenant, memorywire_specversion="2.0")
     assert r.json()["reason"] == "UNSUPPORTED_VERSION"
 

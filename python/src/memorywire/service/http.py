@@ -604,8 +604,9 @@ class _Call:
         self.headers_sent = False
         self.gone = False
         deadline = handler.headers.get(TIMEOUT_HEADER, "")
+        # A positive integer of at most 10 digits (Connect); any other value is ignored.
         self.deadline = (time.monotonic() + int(deadline) / 1000
-                         if deadline.isdigit() and 0 < len(deadline) <= 10 else None)
+                         if deadline.isdigit() and len(deadline) <= 10 and int(deadline) > 0 else None)
 
     # -- the request ------------------------------------------------------------------------
 
