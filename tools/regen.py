@@ -6,6 +6,8 @@ The generated files, each made by one generator:
   grpcio-tools (the version pinned in python/pyproject.toml);
 - schemas/v1/*.schema.json: tools/gen_schemas.py (the package ships them
   through the link python/src/memorywire/schemas);
+- schemas/v1/openapi.json, the OpenAPI 3.1 document of the HTTP binding:
+  tools/gen_openapi.py, from the registry of operations and the schemas;
 - the descriptor set of the conformance runner (memorywire_v1.binpb):
   memorywire_conformance.service.descriptors;
 - the descriptor set of the JavaScript testee (descriptors.binpb): its own
@@ -28,6 +30,7 @@ import tempfile
 from collections.abc import Callable
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import gen_openapi
 import gen_schemas
 import protoset
 
@@ -42,7 +45,7 @@ GRPC_PROTO = "memorywire/v1/memory_service.proto"
 # The committed files each generator owns, as globs: a file that matches one
 # and that the generator no longer makes is stale too.
 OWNED = (str(PY_OUT / "*_pb2*.py"), str(PY_OUT / "*_pb2*.pyi"), str(SCHEMA_OUT / "*.schema.json"),
-         str(RUNNER_SET), str(JS_SET))
+         str(SCHEMA_OUT / gen_openapi.NAME), str(RUNNER_SET), str(JS_SET))
 
 Files = dict[pathlib.PurePosixPath, bytes]
 
@@ -66,6 +69,10 @@ def schemas(proto_root: pathlib.Path) -> Files:
     return {SCHEMA_OUT / name: text.encode() for name, text in gen_schemas.generate(proto_root).items()}
 
 
+def openapi(proto_root: pathlib.Path) -> Files:
+    return {SCHEMA_OUT / name: text.encode() for name, text in gen_openapi.generate(proto_root).items()}
+
+
 def runner_descriptors(proto_root: pathlib.Path) -> Files:
     from memorywire_conformance.service.descriptors import build_descriptor_set
 
@@ -80,7 +87,7 @@ def js_descriptors(proto_root: pathlib.Path) -> Files:
 
 
 GENERATORS: tuple[Callable[[pathlib.Path], Files], ...] = (
-    python_modules, schemas, runner_descriptors, js_descriptors)
+    python_modules, schemas, openapi, runner_descriptors, js_descriptors)
 
 
 def generate(proto_root: pathlib.Path = protoset.PROTO_ROOT) -> Files:

@@ -43,6 +43,7 @@ DOCUMENTS: Mapping[str, str] = {
     "msgpack-format.md": "MSGPACK",
     "protobuf-format.md": "PROTO",
     "grpc-binding.md": "GRPC",
+    "http-binding.md": "HTTP",
     "versioning.md": "VER",
     "security.md": "SEC",
     "adapters/README.md": "ADAPT",

@@ -249,6 +249,10 @@ def compile_filter(flt: Mapping[str, Any], where: str) -> Predicate:
     if "not" in flt:
         inner = compile_filter(flt["not"], f"{where}/not")
         return lambda doc: not inner(doc)
+    if "compare" not in flt:
+        # A filter of a newer minor version whose member this service does not know.
+        raise error("UNSUPPORTED_FEATURE", "the filter has none of all, any, not and compare; a newer "
+                    "version may define its member, which this service does not", where)
     return _compile_comparison(flt["compare"], f"{where}/compare")
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -52,6 +52,9 @@ from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairSh
 from memorywire.service.operations import Call, ImportStream, Service
 from memorywire.service.registry import Operation, Streaming
 from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
+
+if TYPE_CHECKING:
+    from memorywire.service.http import HttpBinding
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
@@ -347,16 +350,18 @@ class MemoryServer:
                  clock: Callable[[], float] = time.time,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY, warm: bool = True,
                  log: TextIO | None = sys.stderr, log_calls: bool = True,
-                 share: FairShare | None = None) -> None:
+                 share: FairShare | None = None, http: str | None = None,
+                 cors_origins: Sequence[str] = (), heartbeat_seconds: float | None = None) -> None:
         self.share = (share if share is not None else FairShare(max_workers=max_workers)).check()
         #: Accepted tokens by digest, checked before anything is opened.
         self.tokens = _coverage(tokens) if tokens is not None else None
-        if tokens is not None and tls is None and not allow_insecure_credentials \
-                and not is_local(listen):
-            raise ValueError(f"bearer tokens without TLS on {listen}, which is not a loopback "
-                             "address or a Unix socket: tokens would cross the network in the "
-                             "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
-                             "loopback, or allow it explicitly (--allow-insecure-credentials)")
+        for address in (listen, *((http,) if http is not None else ())):
+            if tokens is not None and tls is None and not allow_insecure_credentials \
+                    and not is_local(address):
+                raise ValueError(f"bearer tokens without TLS on {address}, which is not a loopback "
+                                 "address or a Unix socket: tokens would cross the network in the "
+                                 "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
+                                 "loopback, or allow it explicitly (--allow-insecure-credentials)")
         self.store = store if isinstance(store, Store) else Store(store, index_memory_bytes=index_memory_bytes)
         self._own_store = not isinstance(store, Store)
         self.listen = listen
@@ -412,6 +417,15 @@ class MemoryServer:
             grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": handler})
             for name in (_REFLECTION_V1, reflection.SERVICE_NAME)))
         self.port = 0
+        #: The HTTP binding (spec/v1/http-binding.md), on the same Service,
+        #: store, checks and fair share; None without ``http``.
+        self.http: HttpBinding | None = None
+        if http is not None:
+            from memorywire.service.http import DEFAULT_HEARTBEAT_SECONDS, HttpBinding
+
+            self.http = HttpBinding(self, http, cors_origins=cors_origins,
+                                    heartbeat_seconds=heartbeat_seconds or DEFAULT_HEARTBEAT_SECONDS)
+        self.http_port = 0
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -429,6 +443,8 @@ class MemoryServer:
                 "" if self.tls is None else
                 " with TLS: the address is in use or not valid, or the TLS certificate chain or "
                 "private key is not valid"))
+        if self.http is not None:
+            self.http_port = self.http.start()
         self._server.start()
         self.stalls.start()
         for name in ("", SERVICE_NAME):
@@ -476,6 +492,8 @@ class MemoryServer:
         self._health.enter_graceful_shutdown()
         with self.store.changed:
             self.store.changed.notify_all()
+        if self.http is not None:
+            self.http.stop()
         self._server.stop(grace).wait()
         self.stalls.stop()
         if self._own_store:
@@ -508,7 +526,13 @@ class MemoryServer:
 
     def _metadata(self, method: str, context: grpc.ServicerContext) -> str | None:
         """Steps 1 to 3 of grpc-binding.md section 3.4, and the version hint."""
-        md = context.invocation_metadata() or ()
+        return self.check_metadata(method, context.invocation_metadata() or ())
+
+    def check_metadata(self, method: str, md: Sequence[tuple[str, str | bytes]]) -> str | None:
+        """The caller's tenant (None for GetCapabilities) from the metadata of
+        a call, or the headers of an HTTP request, as ``(key, value)`` pairs
+        with keys in lower case: steps 1 to 3 of grpc-binding.md section 3.4,
+        and the version hint. Both bindings check callers here."""
         token = None
         if self.tokens is not None:
             auth = [v for k, v in md if k == "authorization"]
@@ -671,6 +695,11 @@ class MemoryServer:
                  duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
 
     def _internal(self, e: BaseException) -> ServiceError:
+        return self.internal_error(e)
+
+    def internal_error(self, e: BaseException) -> ServiceError:
+        """The Error of an unexpected fault, logged: a fault of the store
+        names the store's problem, any other is INTERNAL_ERROR."""
         found = storage_error(e, self.store.path)
         if found is not None:
             self.log("error", "store_error", error=repr(e), message=found.message)
@@ -760,13 +789,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     out of its bounds included."""
     parser = argparse.ArgumentParser(
         prog="memorywire serve",
-        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.",
+        description="Run the memorywire reference memory service (gRPC, and HTTP with --http) on an "
+                    "embedded SQLite store.",
         epilog='The tokens file is a JSON object that maps each accepted bearer token to the list of '
                'tenants it covers, or to "*" for every tenant: {"3kq0Rj2vUoWbH8aX": ["acme"], '
                '"Zc1NfLw7pQe4Ty9s": "*"}. Without TLS, tokens are accepted on loopback or a Unix '
                'socket only.')
     parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
                         help=f"the address to listen on (default {DEFAULT_LISTEN}); port 0 picks a free one")
+    parser.add_argument("--http", metavar="HOST:PORT",
+                        help="also serve the HTTP binding (POST /memorywire.v1.MemoryService/<Method>, "
+                             "Watch and Export as Server-Sent Events) on this address, beside gRPC, "
+                             "with the same store, tenants, tokens, TLS and limits")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="let browsers of this origin (https://app.example) call the HTTP binding; "
+                             "repeat for several, * for any (default: none)")
+    parser.add_argument("--heartbeat", type=float, default=None, metavar="SECONDS",
+                        help="the seconds an idle HTTP event stream waits before it sends a heartbeat "
+                             "comment, more than 0 and at most 30 (default 15)")
     parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
                         help=f"the SQLite file of the store, or :memory: (default {DEFAULT_STORE})")
     share = FairShare()
@@ -817,6 +857,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A value out of its bounds is a usage error, refused before anything starts.
     try:
         _check_bounds(args)
+        _check_http(args)
         share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
                           max_tenant_streams=args.max_tenant_streams,
                           stream_stall_seconds=args.stream_stall_timeout,
@@ -832,7 +873,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
                               page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,
-                              warm=args.warm, log_calls=not args.quiet)
+                              warm=args.warm, log_calls=not args.quiet, http=args.http,
+                              cors_origins=args.cors_origin, heartbeat_seconds=args.heartbeat)
         server.start()
     except Exception as e:  # noqa: BLE001
         log("error", "start_failed", error=str(e))
@@ -871,6 +913,15 @@ def _check_bounds(args: argparse.Namespace) -> None:
     lo_m, hi_m = INDEX_MEMORY_MIB_RANGE
     if not lo_m <= args.index_memory <= hi_m:
         raise ValueError(f"--index-memory is {args.index_memory} MiB; give {lo_m} to {hi_m}")
+
+
+def _check_http(args: argparse.Namespace) -> None:
+    """ValueError naming the first flag of the HTTP binding that is out of
+    its bounds, or given without --http."""
+    if args.heartbeat is not None and not (math.isfinite(args.heartbeat) and 0 < args.heartbeat <= 30):
+        raise ValueError(f"--heartbeat is {args.heartbeat:g} seconds; give more than 0 and at most 30")
+    if (args.cors_origin or args.heartbeat is not None) and args.http is None:
+        raise ValueError("--cors-origin and --heartbeat are settings of the HTTP binding; give --http too")
 
 
 def _tls_of(args: argparse.Namespace) -> Tls | None:
