@@ -37,7 +37,12 @@ EXTRA_PARTS = {
     "service": ("memorywire.service", "memorywire.client", "memorywire.v1.memory_service_pb2_grpc",
                 "memorywire.integrations"),
     "oracle": ("memorywire._schemas",),
+    "postgresql": ("memorywire.service.postgres",),
 }
+#: The extras that build on another (they name it: memorywire[service]),
+#: and the distributions an extra of theirs brings (psycopg[binary]).
+BUILDS_ON = {"postgresql": "service"}
+EXTRA_EXTRAS = {"postgresql": {"psycopg-binary"}}
 
 # The child: block every import outside the allowed top-level modules, run
 # the code given, then print the distributions that the imported modules came
@@ -52,8 +57,8 @@ before = set(sys.modules)
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.partition(".")[0]
-        if top in sys.stdlib_module_names or top in allowed:
-            return None
+        if top in sys.stdlib_module_names or top in allowed or top.startswith("_sysconfigdata_"):
+            return None  # (sysconfig's data, which psycopg reads, is the interpreter's own)
         raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
 
 
@@ -101,14 +106,19 @@ def requirements(extra: str | None) -> set[str]:
 
 
 def closure(names: Iterable[str]) -> set[str]:
-    """The distributions and everything they require (markers aside)."""
+    """The distributions and everything they require (markers aside) that
+    are installed (psycopg requires tzdata on Windows only)."""
     todo, seen = list(names), set()
     while todo:
         name = todo.pop()
         if name in seen:
             continue
+        try:
+            required = md.requires(name) or []
+        except md.PackageNotFoundError:
+            continue
         seen.add(name)
-        for line in md.requires(name) or []:
+        for line in required:
             if "extra ==" not in line:
                 todo.append(canonical(re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0]))
     return seen
@@ -154,6 +164,7 @@ def test_the_base_is_the_codec_only() -> None:
     assert BASE == {"protobuf", "msgpack", "orjson"}
     assert requirements("service") == {"grpcio", "grpcio-health-checking", "grpcio-reflection", "numpy"}
     assert requirements("oracle") == {"jsonschema", "referencing"}
+    assert requirements("postgresql") == {"memorywire", "psycopg", "psycopg-pool"}
 
 
 def test_the_codec_imports_exactly_the_base_dependencies() -> None:
@@ -169,16 +180,21 @@ def test_the_codec_imports_exactly_the_base_dependencies() -> None:
 
 @pytest.mark.parametrize("extra", sorted(EXTRA_PARTS))
 def test_each_extra_imports_exactly_its_dependencies(extra: str) -> None:
-    declared = requirements(extra)
+    import memorywire.service
+
+    declared = requirements(extra) - {"memorywire"}
+    below = requirements(BUILDS_ON[extra]) if extra in BUILDS_ON else set()
+    extras = EXTRA_EXTRAS.get(extra, set())
     code = f"import importlib\nfor name in {EXTRA_PARTS[extra]!r}: importlib.import_module(name)\n"
     code += "".join(f"import {m.name}\n" for m in pkgutil.walk_packages(memorywire.service.__path__,
                                                                         "memorywire.service.")
-                    if extra == "service" and not m.name.endswith("__main__"))
-    status, _, err, used = run_child([code], BASE | declared)
+                    if extra == "service" and not m.name.endswith("__main__")
+                    and not m.name.startswith(EXTRA_PARTS["postgresql"]))
+    status, _, err, used = run_child([code], BASE | below | declared | extras)
     assert status == 0, err
-    assert declared <= used - BASE <= closure(declared), (extra, used)
+    assert declared <= used - BASE - closure(below) <= closure(declared) | extras, (extra, used)
     # What memorywire._extras says each extra brings is what its distributions hold.
-    assert _extras.MODULES[extra] == top_levels(declared)
+    assert _extras.MODULES[extra] == top_levels(declared | extras)
 
 
 def test_the_cli_runs_without_the_extras(tmp_path: pathlib.Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 #: The top-level modules each extra provides, by extra.
 MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
+    "postgresql": frozenset({"psycopg", "psycopg_binary", "psycopg_pool"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
     "langgraph": frozenset({"langgraph", "langchain_core"}),

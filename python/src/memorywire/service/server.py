@@ -4,7 +4,7 @@ credentials from request metadata, every failure as a gRPC status carrying
 the memorywire ``Error`` in ``grpc-status-details-bin``, health checking,
 server reflection, graceful shutdown and structured JSON logs on stderr.
 
-Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | --store :memory:]``
+Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | :memory: | postgresql://...]``
 or ``python -m memorywire.service.server``; ``--tls-cert`` and ``--tls-key``
 turn on TLS, ``--tls-client-ca`` mutual TLS, and ``--tokens FILE`` bearer
 tokens (grpc-binding.md section 3.2).
@@ -51,7 +51,9 @@ from memorywire.service.errors import (
 from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairShare, StallMonitor, Waiting
 from memorywire.service.operations import Call, ImportStream, Service
 from memorywire.service.registry import Operation, Streaming
-from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
+from memorywire.service.storage import Storage
+from memorywire.service.store import DEFAULT_INDEX_MEMORY
+from memorywire.service.stores import open_store
 
 __all__ = ["MemoryServer", "SERVICE_NAME", "Tls", "load_tokens", "main", "parse_tenant"]
 
@@ -316,7 +318,10 @@ def load_tokens(path: str | Path) -> dict[str, frozenset[str] | None]:
 
 
 class MemoryServer:
-    """A gRPC server of memorywire.v1.MemoryService on a store.
+    """A gRPC server of memorywire.v1.MemoryService on a store: a
+    :class:`~memorywire.service.storage.Storage`, or the text of one for
+    :func:`~memorywire.service.storage.open_store` (a SQLite file,
+    ``:memory:``, or a ``postgresql://`` URL), which the server then closes.
 
     ``tls`` turns on TLS, and mutual TLS when it has a ``client_ca``.
     ``tokens`` turns on credentials: it maps each accepted bearer token to
@@ -339,7 +344,7 @@ class MemoryServer:
     ``max_workers`` workers.
     """
 
-    def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
+    def __init__(self, store: Storage | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
                  max_workers: int = 32, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
                  tokens: Mapping[str, Collection[str] | None] | None = None,
                  tls: Tls | None = None, allow_insecure_credentials: bool = False,
@@ -357,8 +362,8 @@ class MemoryServer:
                              "address or a Unix socket: tokens would cross the network in the "
                              "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
                              "loopback, or allow it explicitly (--allow-insecure-credentials)")
-        self.store = store if isinstance(store, Store) else Store(store, index_memory_bytes=index_memory_bytes)
-        self._own_store = not isinstance(store, Store)
+        self.store = open_store(store, index_memory_bytes=index_memory_bytes) if isinstance(store, str) else store
+        self._own_store = isinstance(store, str)
         self.listen = listen
         self.service = Service(self.store, limits=limits, strict=strict,
                                page_cursor_ttl=page_cursor_ttl, clock=clock)
@@ -435,7 +440,7 @@ class MemoryServer:
             self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         host = self.listen.rsplit(":", 1)[0]
         ttl = self.service.paging.ttl
-        self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.path,
+        self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.name,
                  version=memorywire.__version__, tls=self.tls is not None,
                  mutual_tls=self.tls is not None and self.tls.mutual,
                  credentials="bearer tokens" if self.tokens is not None else "none",
@@ -671,7 +676,7 @@ class MemoryServer:
                  duration_ms=round((time.perf_counter() - started) * 1000, 3), messages=messages)
 
     def _internal(self, e: BaseException) -> ServiceError:
-        found = storage_error(e, self.store.path)
+        found = self.store.failure(e)
         if found is not None:
             self.log("error", "store_error", error=repr(e), message=found.message)
             return found
@@ -760,15 +765,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     out of its bounds included."""
     parser = argparse.ArgumentParser(
         prog="memorywire serve",
-        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store.",
+        description="Run the memorywire reference memory service (gRPC) on an embedded SQLite store, "
+                    "or on a PostgreSQL database that several service processes may share.",
         epilog='The tokens file is a JSON object that maps each accepted bearer token to the list of '
                'tenants it covers, or to "*" for every tenant: {"3kq0Rj2vUoWbH8aX": ["acme"], '
                '"Zc1NfLw7pQe4Ty9s": "*"}. Without TLS, tokens are accepted on loopback or a Unix '
                'socket only.')
     parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
                         help=f"the address to listen on (default {DEFAULT_LISTEN}); port 0 picks a free one")
-    parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
-                        help=f"the SQLite file of the store, or :memory: (default {DEFAULT_STORE})")
+    parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE|URL",
+                        help="the SQLite file of the store, or :memory:, or the postgresql:// (or postgres://) "
+                             "URL of a PostgreSQL database, which several service processes may share "
+                             f"(needs the postgresql extra) (default {DEFAULT_STORE})")
     share = FairShare()
     parser.add_argument("--max-workers", type=int, default=share.max_workers, metavar="N",
                         help="the greatest number of calls served at once, streams included "
