@@ -94,6 +94,8 @@ _SEQUENCE_BITS = 32
 #: How often a transaction that lost a deadlock or a serialization conflict
 #: is run again, where the store runs it itself.
 _RETRIES = 4
+#: The postings a transaction keeps before it copies them, about, in bytes.
+_PENDING_BYTES = 1 << 20
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key text PRIMARY KEY, value bytea NOT NULL);
@@ -489,6 +491,7 @@ class PgWriteTx(_Reads):
         self.changed_tenants: set[int] = set()
         #: Postings to store, (term, rid, occurrences, offsets), copied at once.
         self.pending: list[tuple[str, int, int, list[int]]] = []
+        self.pending_size = 0
         self.abandon = False
         self.at = time.time()
 
@@ -530,6 +533,7 @@ class PgWriteTx(_Reads):
             for item in self.pending:
                 copy.write_row(item)
         self.pending.clear()
+        self.pending_size = 0
 
     # -- records ------------------------------------------------------------------
 
@@ -548,7 +552,8 @@ class PgWriteTx(_Reads):
         """Queue the postings of a record's text; its words and terms."""
         offsets = self.store.analyzer.offsets(text)
         self.pending.extend((term, rid, len(at), at) for term, at in offsets.items())
-        if len(self.pending) >= 4096:  # a large batch is copied in parts
+        self.pending_size += len(text) + 16 * len(offsets)
+        if self.pending_size >= _PENDING_BYTES:  # a large batch is copied in parts
             self._before_text()
         return Analyzer.columns_of(offsets)
 

@@ -1,0 +1,231 @@
+"""What only the PostgreSQL store has: several stores (replicas) on one
+database, each behind a server of its own, serve the same tenants
+consistently; and a database that goes away answers UNAVAILABLE until it is
+back. (Everything else runs on both stores through the fixtures of
+conftest.py.)"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from service_helpers import embedding, fact, fails
+
+from memorywire.client import Client
+from memorywire.service import MemoryServer, Store
+from memorywire.service.postgres import PostgresStore, redacted
+from memorywire.service.server import main
+
+DIMS = 8
+
+
+@pytest.fixture
+def replicas(postgres_dsn: str) -> Iterator[Callable[..., Client]]:
+    """Two replicas (stores and servers) on one new database, and a SQLite
+    server beside them; ``client(i, tenant)`` connects to replica 0 or 1,
+    or to the SQLite server (i = 2)."""
+    stores = [PostgresStore(postgres_dsn, vector_exact_threshold=0, text_index_threshold=0)
+              for _ in range(2)]
+    stores.append(Store(":memory:", vector_exact_threshold=0, text_index_threshold=0))  # type: ignore[arg-type]
+    servers = [MemoryServer(s, "127.0.0.1:0", strict=True, log=None) for s in stores]
+    ports = [s.start() for s in servers]
+    clients: list[Client] = []
+
+    def client(i: int, tenant: str) -> Client:
+        c = Client(f"127.0.0.1:{ports[i]}", tenant=tenant, timeout=30)
+        clients.append(c)
+        return c
+
+    yield client
+    for c in clients:
+        c.close()
+    for server, store in zip(servers, stores, strict=True):
+        server.stop(grace=0.5)
+        store.close()
+
+
+def _vector(rng: random.Random) -> list[float]:
+    return [rng.uniform(-1, 1) for _ in range(DIMS)]
+
+
+WORDS = "window seat aisle blue red quiet loud early late meal vegetarian legroom exit row".split()
+
+
+def _records(n: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    return [fact(f"r{i}", " ".join(rng.choices(WORDS, k=rng.randint(3, 12))),
+                 embeddings=embedding(_vector(rng)), scope={"user": f"u{i % 3}"}) for i in range(n)]
+
+
+def _hits(out: dict[str, Any]) -> list[tuple[str, float, float | None, float | None]]:
+    return [(h["record"]["id"], h.get("score", 0.0), h.get("text_score"), h.get("vector_score"))
+            for h in out.get("hits", [])]
+
+
+def _searches(c: Client) -> list[list[tuple[str, float, float | None, float | None]]]:
+    q = {"model": "demo", "values": _vector(random.Random(7))}
+    return [_hits(c.search(text, limit=20)) for text in ("window seat", "exit row legroom", "blue")] + [
+        _hits(c.search(vector=q, limit=20)),
+        _hits(c.search("window seat", vector=q, limit=20)),
+        _hits(c.search("quiet", vector=q, fusion={"method": "weighted", "text_weight": 0.25}, limit=20)),
+        _hits(c.search("aisle meal", scope={"user": "u1"}, limit=20)),
+    ]
+
+
+def test_a_write_through_one_replica_is_read_searched_and_watched_through_the_other(
+        replicas: Callable[..., Client]) -> None:
+    a, b, lite = replicas(0, "acme"), replicas(1, "acme"), replicas(2, "acme")
+    records = _records(60, 1)
+    for c in (a, lite):
+        c.put(records[:10])
+    assert _searches(b) == _searches(lite)  # b loads its indexes
+    with b.watch() as events:
+        for c in (a, lite):
+            c.put(records[10:40])
+        assert [next(events)["record"]["id"] for _ in range(30)] == [f"r{i}" for i in range(10, 40)]
+        assert b.get("r13")["records"][0]["fact"] == records[13]["fact"]
+        assert [x["id"] for x in b.history(limit=100)["records"]] == [f"r{i}" for i in range(40)]
+        # the same hits, with the same scores to the last bit, as on SQLite
+        assert _searches(b) == _searches(lite)
+        for c in (a, lite):
+            c.put(records[40:])
+        assert next(events)["record"]["id"] == "r40"
+    assert _searches(b) == _searches(lite) == _searches(a)
+    assert any(_searches(b))
+
+
+def test_an_index_loaded_on_one_replica_follows_updates_and_deletes_through_the_other(
+        replicas: Callable[..., Client]) -> None:
+    a, b, lite = replicas(0, "acme"), replicas(1, "acme"), replicas(2, "acme")
+    records = _records(40, 2)
+    for c in (a, lite):
+        c.put(records)
+    assert _searches(b) == _searches(lite)  # b loads its indexes
+    rng = random.Random(3)
+    for c in (a, lite):
+        c.delete(["r0", "r1"])  # tombstones
+        c.delete(["r2", "r3"], mode="hard")
+        c.update("r4", {"fact": {"text": "exit row window seat"}, "embeddings": embedding(_vector(rng))})
+        c.put(fact("new", "window seat blue", embeddings=embedding(_vector(random.Random(9)))))
+        rng = random.Random(3)
+    got = _searches(b)
+    assert got == _searches(lite)
+    found = {hit[0] for hits in got for hit in hits}
+    assert not found & {"r0", "r1", "r2", "r3"} and {"r4", "new"} <= found
+
+
+def test_an_idempotent_retry_through_the_other_replica_returns_the_first_result(
+        replicas: Callable[..., Client]) -> None:
+    a, b = replicas(0, "acme"), replicas(1, "acme")
+    first = a.put(fact("x", "once"), operation_id="op-retry")
+    again = b.put(fact("x", "once"), operation_id="op-retry")
+    assert again["results"] == first["results"]
+    assert [x["id"] for x in b.history()["records"]] == ["x"]
+    fails("OPERATION_ID_REUSED", lambda: b.put(fact("y", "other"), operation_id="op-retry"))
+
+
+def test_concurrent_writers_of_one_tenant_on_both_replicas_give_dense_sequences(
+        replicas: Callable[..., Client]) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:8]}"
+    clients = [replicas(i % 2, tenant) for i in range(8)]
+    errors: list[BaseException] = []
+
+    def write(i: int) -> None:
+        try:
+            for j in range(15):
+                clients[i].put([fact(f"w{i}-{j}-{k}", "x") for k in range(3)])
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    rows = clients[0].history(limit=1000)["records"]
+    assert [x["sequence"] for x in rows] == list(range(1, 8 * 15 * 3 + 1))
+    with clients[1].watch(from_start=True, max_events=len(rows)) as events:
+        seen = [e["record"]["id"] for e in events]
+    assert seen == [x["id"] for x in rows]  # the log is in sequence order too
+
+
+def test_the_database_going_away_answers_unavailable_until_it_is_back() -> None:
+    from postgres_cluster import Cluster
+
+    with Cluster.start() as cluster:
+        dsn = cluster.create_database("away")
+        store = PostgresStore(dsn, connect_timeout=2)
+        server = MemoryServer(store, "127.0.0.1:0", log=None)
+        port = server.start()
+        data = str(cluster.directory / "data")
+        try:
+            with Client(f"127.0.0.1:{port}", tenant="acme", timeout=30) as c:
+                c.put(fact("before", "x"))
+                cluster._run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
+                for call in (lambda: c.put(fact("during", "x")), lambda: c.get("before"),
+                             lambda: c.search("x")):
+                    e = fails("UNAVAILABLE", call)
+                    assert e.retry_after_millis == 5000 and redacted(dsn) in e.message, e.message
+                cluster._run("pg_ctl", "-D", data, "-o",
+                             f"-p {cluster.port} -k {cluster.directory} -c listen_addresses={cluster.host}",
+                             "-l", str(cluster.directory / "server.log"), "-w", "start")
+                deadline = time.monotonic() + 20
+                while True:
+                    try:
+                        c.put(fact("after", "x"))
+                        break
+                    except Exception:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.5)
+                assert {x["id"] for x in c.get(["before", "during", "after"])["records"]} == {"before", "after"}
+                with c.watch(from_start=True, max_events=2) as events:
+                    assert [e["record"]["id"] for e in events] == ["before", "after"]
+        finally:
+            server.stop(grace=0.5)
+            store.close()
+
+
+def test_serve_names_a_database_it_cannot_reach_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    url = "postgresql://someone:s3cret@127.0.0.1:1/nowhere"
+    assert main(["--store", url, "--listen", "127.0.0.1:0"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "start_failed" in err, err
+    assert "postgresql://someone@127.0.0.1:1/nowhere" in err and "s3cret" not in err
+    assert "refused" in err.lower()
+
+
+def test_a_dsn_is_named_without_its_password() -> None:
+    assert redacted("postgresql://u:pw@db.example:5433/mem") == "postgresql://u@db.example:5433/mem"
+    assert redacted("host=/tmp port=5432 dbname=mem password=pw") == "postgresql://[/tmp]:5432/mem"
+    assert "pw" not in redacted("postgres://u:pw@h/mem")
+
+
+def test_the_schema_version_is_checked(postgres_dsn: str) -> None:
+    import psycopg
+
+    PostgresStore(postgres_dsn).close()
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE meta SET value = 'x' WHERE key = 'schema'")
+    with pytest.raises(ValueError, match="schema version x"):
+        PostgresStore(postgres_dsn)
+
+
+def test_replicas_starting_at_once_share_one_schema_and_secret(postgres_dsn: str) -> None:
+    stores: list[PostgresStore] = []
+    threads = [threading.Thread(target=lambda: stores.append(PostgresStore(postgres_dsn))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert len(stores) == 4 and len({s.secret for s in stores}) == 1
+    finally:
+        for s in stores:
+            s.close()
