@@ -229,3 +229,34 @@ def test_replicas_starting_at_once_share_one_schema_and_secret(postgres_dsn: str
     finally:
         for s in stores:
             s.close()
+
+
+def test_housekeeping_on_one_replica_expires_cursors_and_reloads_indexes_on_the_other(
+        postgres_dsn: str) -> None:
+    a = PostgresStore(postgres_dsn, change_retention_seconds=0, operation_retention_seconds=0,
+                      vector_exact_threshold=0)
+    b = PostgresStore(postgres_dsn, vector_exact_threshold=0)
+    servers = [MemoryServer(s, "127.0.0.1:0", log=None) for s in (a, b)]
+    ports = [s.start() for s in servers]
+    try:
+        with Client(f"127.0.0.1:{ports[0]}", tenant="acme") as ca, \
+                Client(f"127.0.0.1:{ports[1]}", tenant="acme") as cb:
+            rng = random.Random(5)
+            ca.put([fact(f"r{i}", "x", embeddings=embedding(_vector(rng))) for i in range(5)],
+                   operation_id="op-first")
+            q = {"model": "demo", "values": _vector(rng)}
+            assert len(cb.search(vector=q)["hits"]) == 5  # b loads its index
+            with cb.watch(from_start=True, max_events=1) as events:
+                cursor = next(events)["cursor"]
+            ca.delete(["r0"], mode="hard")
+            time.sleep(0.01)
+            a.maintain()  # forgets every change and operation
+            fails("CURSOR_EXPIRED", lambda: next(iter(cb.watch(cursor=cursor))))
+            # b's index was behind the pruned log: loaded again, without r0
+            assert sorted(h["record"]["id"] for h in cb.search(vector=q)["hits"]) == [f"r{i}" for i in range(1, 5)]
+            # the operation was forgotten: the same identifier is a new operation
+            assert cb.put(fact("r9", "x"), operation_id="op-first")["results"][0]["id"] == "r9"
+    finally:
+        for server, store in zip(servers, (a, b), strict=True):
+            server.stop(grace=0.5)
+            store.close()

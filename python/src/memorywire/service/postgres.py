@@ -52,8 +52,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import psycopg
 import psycopg.conninfo
 from psycopg import errors as pg_errors
+from psycopg.abc import Buffer
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
+from psycopg.types.string import StrDumperUnknown, TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memorywire.service import records as r
@@ -194,6 +196,48 @@ Connection = psycopg.Connection[TupleRow]
 T = TypeVar("T")
 
 
+def _escape(text: str) -> str:
+    """A string as a text column holds it: PostgreSQL's text holds no NUL,
+    which memorywire's strings may, so NUL is written as backslash zero and a
+    backslash as two. The mapping is one character at a time, so that it
+    keeps equality and prefixes."""
+    if "\\" in text or "\x00" in text:
+        return text.replace("\\", "\\\\").replace("\x00", "\\0")
+    return text
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append("\x00" if text[i + 1] == "0" else text[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class _StrDumper(StrDumperUnknown):
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(_escape(obj))
+
+
+class _TextLoader(TextLoader):
+    def load(self, data: Buffer) -> bytes | str:
+        found = super().load(data)
+        return _unescape(found) if isinstance(found, str) else found
+
+
+def _configure(conn: Connection) -> None:
+    """Strings cross to and from text columns through ``_escape``."""
+    conn.adapters.register_dumper(str, _StrDumper)
+    conn.adapters.register_loader("text", _TextLoader)
+
+
 def redacted(dsn: str) -> str:
     """A DSN as logs and messages name it: a URL of its user, host, port
     and database, never its password."""
@@ -223,8 +267,8 @@ def _where(selection: Selection, prefix: str = "") -> tuple[str, list[Any]]:
     if selection.namespace is not None:
         key = selection.namespace
         head = key[:-1] + ","
-        sql.append(f"({prefix}ns = %s OR left({prefix}ns, %s) = %s)")
-        params += [key, len(head), head]
+        sql.append(f"({prefix}ns = %s OR starts_with({prefix}ns, %s))")
+        params += [key, head]
     if selection.thread == "user":
         sql.append(f"{prefix}r_caller = ''")
     elif selection.thread == "between":
@@ -492,6 +536,10 @@ class PgWriteTx(_Reads):
         #: Postings to store, (term, rid, occurrences, offsets), copied at once.
         self.pending: list[tuple[str, int, int, list[int]]] = []
         self.pending_size = 0
+        #: The records of the last batch ``prefetch`` read (None: absent), as
+        #: the transaction wrote them since, by tenant and identifier, so that
+        #: ``find`` reads each batch of a Put or an Import once.
+        self.known: dict[tuple[int, str], Row | None] = {}
         self.abandon = False
         self.at = time.time()
 
@@ -529,18 +577,35 @@ class PgWriteTx(_Reads):
     def _before_text(self) -> None:
         if not self.pending:
             return
-        with self.conn.cursor().copy("COPY postings (term, rid, tf, offsets) FROM STDIN") as copy:
-            for item in self.pending:
-                copy.write_row(item)
+        self.conn.cursor().executemany("INSERT INTO postings (term, rid, tf, offsets) VALUES (%s, %s, %s, %s)",
+                                       self.pending)
         self.pending.clear()
         self.pending_size = 0
 
     # -- records ------------------------------------------------------------------
 
     def find(self, t: TenantState, record_id: str) -> Row | None:
+        key = (t.num, record_id)
+        if key in self.known:
+            return self.known[key]
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = %s AND id = %s",
                                   (t.num, record_id)).fetchone()
         return None if found is None else row_of(found)
+
+    def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
+        """Read the records of a batch at once: ``find`` answers from them
+        (and from what the transaction writes) instead of a round trip each."""
+        self.known.clear()  # the previous batch's: an Import holds one batch at a time
+        todo = list(dict.fromkeys(ids))
+        for x in todo:
+            self.known[(t.num, x)] = None
+        for row in self.records_by_ids(t.num, todo):
+            self.known[(t.num, row.id)] = row
+
+    def _knew(self, t: int, row: Row, gone: bool = False) -> None:
+        key = (t, row.id)
+        if key in self.known:
+            self.known[key] = None if gone else row
 
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         found = self.conn.execute(
@@ -573,8 +638,10 @@ class PgWriteTx(_Reads):
             "VALUES (%s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0, %s, %s, %s)",
             (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), words, terms, r.pack(doc)))
         self._embeddings(t, rid, None, doc)
-        return Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
-                   r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
+        row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
+                  r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
+        self._knew(t.num, row)
+        return row
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         old_text, text = r.text_of(row.doc), r.text_of(doc)
@@ -589,9 +656,11 @@ class PgWriteTx(_Reads):
             self.conn.execute("UPDATE records SET words = %s, terms = %s WHERE rid = %s",
                               (*self._text(row.rid, text), row.rid))
         self._embeddings(t, row.rid, row.doc, doc)
-        return Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
-                   doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
-                   row.pos, doc)
+        new = Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
+                  doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
+                  row.pos, doc)
+        self._knew(t.num, Row(**{**vars(new), "doc": doc}))
+        return new
 
     def _embeddings(self, t: TenantState, rid: int, old: dict[str, Any] | None, new: dict[str, Any]) -> None:
         old_emb = old.get("embeddings") if old is not None else None
@@ -611,9 +680,11 @@ class PgWriteTx(_Reads):
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
         self.conn.execute("UPDATE records SET doc = %s WHERE rid = %s", (r.pack(doc), row.rid))
+        self._knew(row.rid >> _SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
 
     def remove(self, t: TenantState, row: Row) -> None:
         self._before_text()
+        self._knew(t.num, row, gone=True)
         self.conn.execute("DELETE FROM records WHERE rid = %s", (row.rid,))
         self.conn.execute("DELETE FROM postings WHERE rid = %s", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = %s", (row.rid,))
@@ -628,6 +699,9 @@ class PgWriteTx(_Reads):
                           (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
         if rid is not None:
             self.conn.execute("UPDATE records SET pos = %s WHERE rid = %s", (t.last_position, rid))
+            known = self.known.get((t.num, doc["id"]))
+            if known is not None and known.rid == rid:
+                self.known[(t.num, doc["id"])] = Row(**{**vars(known), "pos": t.last_position})
         self.changed_tenants.add(t.num)
         return t.last_position
 
@@ -731,7 +805,7 @@ class PostgresStore:
         self.analyzer = Analyzer()
         self.pool: ConnectionPool[Connection] = ConnectionPool(
             dsn, kwargs=connect_args, min_size=1, max_size=max(2, max_connections), open=False,
-            check=ConnectionPool.check_connection, timeout=connect_timeout, name="memorywire",
+            check=ConnectionPool.check_connection, configure=_configure, timeout=connect_timeout, name="memorywire",
             reconnect_timeout=0)
         self.pool.open()
         #: The in-memory search indexes, within index_memory_bytes.
@@ -845,14 +919,14 @@ class PostgresStore:
         documentation for why that is enough)."""
         with self._connection() as conn:
             tx = PgWriteTx(self, conn)
-            conn.execute("BEGIN")
             try:
-                yield tx
-                tx.flush()
-                if tx.abandon:
-                    conn.execute("ROLLBACK")
-                    return
-                conn.execute("COMMIT")
+                # Pipelined: the statements whose results the transaction
+                # does not read go without waiting for each answer.
+                with conn.pipeline():
+                    conn.execute("BEGIN")
+                    yield tx
+                    tx.flush()
+                    conn.execute("ROLLBACK" if tx.abandon else "COMMIT")
             except BaseException:
                 if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
                     try:
@@ -860,6 +934,8 @@ class PostgresStore:
                     except psycopg.Error:
                         pass
                 raise
+            if tx.abandon:
+                return
         for t in tx.tenants.values():
             self._tenant_nums[t.name] = t.num
         if tx.changed_tenants:
@@ -978,23 +1054,30 @@ class PostgresStore:
 
     def maintain(self) -> None:
         """Forget idempotency records and changes older than their
-        retention; one process at a time does (the others skip it)."""
-        def work() -> None:
-            now = time.time()
-            with self._connection() as conn, self._transaction(conn, "BEGIN"):
-                got = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (_MAINTAIN_LOCK,)).fetchone()
-                if not got or not got[0]:
-                    return
+        retention; one process at a time does (the others skip it). The
+        changes of each tenant go in a transaction of their own that first
+        locks the tenant's row, as writes do, so that it never deadlocks
+        with one."""
+        with self._connection() as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (_MAINTAIN_LOCK,)).fetchone()
+            if not got or not got[0]:
+                return
+            try:
+                now = time.time()
                 conn.execute("DELETE FROM operations WHERE at < %s", (now - self.operation_retention_seconds,))
                 cutoff = now - self.change_retention_seconds
-                for num, last in conn.execute(
-                        "SELECT tenant, max(pos) FROM changes WHERE at < %s GROUP BY tenant ORDER BY tenant",
-                        (cutoff,)).fetchall():
-                    conn.execute("DELETE FROM changes WHERE tenant = %s AND pos <= %s", (num, last))
-                    conn.execute("UPDATE tenants SET pruned_through = greatest(pruned_through, %s) WHERE num = %s",
-                                 (last, num))
+                for num, last in conn.execute("SELECT tenant, max(pos) FROM changes WHERE at < %s GROUP BY tenant",
+                                              (cutoff,)).fetchall():
+                    def prune(num: int = num, last: int = last) -> None:
+                        with self._transaction(conn, "BEGIN"):
+                            conn.execute("SELECT 1 FROM tenants WHERE num = %s FOR UPDATE", (num,))
+                            conn.execute("DELETE FROM changes WHERE tenant = %s AND pos <= %s", (num, last))
+                            conn.execute("UPDATE tenants SET pruned_through = greatest(pruned_through, %s) "
+                                         "WHERE num = %s", (last, num))
 
-        self._retrying(work)
+                    self._retrying(prune)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_MAINTAIN_LOCK,))
 
     # -- errors ----------------------------------------------------------------------
 

@@ -207,6 +207,11 @@ class Transaction(Reads, Protocol):
     def find(self, t: TenantState, record_id: str) -> Row | None:
         """A record by identifier."""
 
+    def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
+        """A hint: the records of these identifiers are about to be found
+        (``find``), so that a store whose reads cross a network may read
+        them at once."""
+
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         """The record that holds a key in a namespace."""
 

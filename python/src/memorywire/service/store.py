@@ -1074,6 +1074,9 @@ class WriteTx(_Reads):
                                 (t.num, record_id)).fetchone()
         return None if row is None else row_of(row)
 
+    def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
+        """Nothing to do: a read of the SQLite file costs little."""
+
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         row = self.conn.execute(
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND ns = ? AND key = ?",
