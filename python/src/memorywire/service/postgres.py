@@ -950,14 +950,21 @@ class PostgresStore:
     @contextmanager
     def reader(self, *, locked: bool = False) -> Iterator[PgReader]:
         """A REPEATABLE READ READ ONLY snapshot. ``locked``: for reads that
-        use the in-memory indexes, which it first brings up to the snapshot,
-        and which no other locked read of this process changes meanwhile."""
-        if locked:
-            with self.lock.exclusive(), self._snapshot() as conn:
-                self._follow(conn)
-                yield PgReader(self, conn)
-        else:
+        use the in-memory indexes, which it first brings up to the snapshot.
+        Locked reads share the process lock while every loaded index is up
+        to date; one that finds an index behind takes it alone, to bring the
+        indexes up to its snapshot."""
+        if not locked:
             with self._snapshot() as conn:
+                yield PgReader(self, conn)
+            return
+        with self.lock.shared(), self._snapshot() as conn:
+            behind = self._behind(conn)
+            if not behind:
+                yield PgReader(self, conn)
+        if behind:
+            with self.lock.exclusive(), self._snapshot() as conn:
+                self._follow(conn, self._behind(conn))
                 yield PgReader(self, conn)
 
     @contextmanager
@@ -965,23 +972,28 @@ class PostgresStore:
         with self._connection() as conn, self._transaction(conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"):
             yield conn
 
-    def _follow(self, conn: Connection) -> None:
-        """Bring the loaded indexes up to the snapshot of ``conn``: the
-        writes of other processes since each was loaded or last brought up."""
+    def _behind(self, conn: Connection) -> list[tuple[int, int, int, int]]:
+        """The tenants whose loaded indexes are behind the snapshot of
+        ``conn``: (number, the least position of its indexes, its position
+        in the snapshot, the position its log is pruned through)."""
         tenants = sorted(set(self.texts.tenants()) | set(self.vectors.tenants()))
         if not tenants:
-            return
+            return []
+        out = []
         for num, last, pruned in conn.execute(
                 "SELECT num, last_position, pruned_through FROM tenants WHERE num = ANY(%s)", (tenants,)):
             loaded = [index.position for index in self.vectors.of_tenant(num)]
             text_index = self.texts.loaded(num)
             if text_index is not None:
                 loaded.append(text_index.position)
-            if not loaded:
-                continue
-            since = min(loaded)
-            if since >= last:
-                continue
+            if loaded and min(loaded) < last:
+                out.append((num, min(loaded), last, pruned))
+        return out
+
+    def _follow(self, conn: Connection, behind: list[tuple[int, int, int, int]]) -> None:
+        """Bring the loaded indexes up to the snapshot of ``conn``: the
+        writes of other processes since each was loaded or last brought up."""
+        for num, since, last, pruned in behind:
             if pruned > since:
                 self.texts.drop(num)
                 self.vectors.drop(num)
