@@ -301,9 +301,12 @@ class _Reads:
 
     store: PostgresStore
     conn: Connection
+    #: The position of each tenant read in this snapshot.
+    positions: dict[int, int]
 
-    def _before_text(self) -> None:
-        """Make what the transaction wrote visible to its own text reads."""
+    def _flush_queued(self) -> None:
+        """Make what the transaction wrote visible to its own reads of
+        postings and embeddings."""
 
     def row(self, rid: int) -> Row | None:
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = %s", (rid,)).fetchone()
@@ -360,8 +363,13 @@ class _Reads:
             (tenant, list(rids), *params))]
 
     def _position(self, tenant: int) -> int:
-        found = self.conn.execute("SELECT last_position FROM tenants WHERE num = %s", (tenant,)).fetchone()
-        return 0 if found is None else int(found[0])
+        """The tenant's position in this snapshot (which a write
+        transaction, holding its tenant's row, changes only as it commits)."""
+        found = self.positions.get(tenant)
+        if found is None:
+            got = self.conn.execute("SELECT last_position FROM tenants WHERE num = %s", (tenant,)).fetchone()
+            found = self.positions[tenant] = 0 if got is None else int(got[0])
+        return found
 
     def text_stats(self, tenant: int, selection: Selection) -> tuple[int, int]:
         """Kept until the tenant changes."""
@@ -382,7 +390,7 @@ class _Reads:
     def _postings(self, tenant: int, terms: Iterable[str]) -> dict[int, dict[str, tuple[int, list[int]]]]:
         """rid -> term -> (occurrences, offsets) of a tenant's records that
         hold any of some terms."""
-        self._before_text()
+        self._flush_queued()
         out: dict[int, dict[str, tuple[int, list[int]]]] = {}
         for term, rid, tf, offsets in self.conn.execute(
                 "SELECT term, rid, tf, offsets FROM postings WHERE term = ANY(%s) AND rid BETWEEN %s AND %s",
@@ -396,7 +404,7 @@ class _Reads:
         if not terms:
             return set()
         if len(terms) == 1:
-            self._before_text()
+            self._flush_queued()
             return {rid for (rid,) in self.conn.execute(
                 "SELECT rid FROM postings WHERE term = %s AND rid BETWEEN %s AND %s",
                 (terms[0], *rid_range(tenant)))}
@@ -426,7 +434,7 @@ class _Reads:
             for word in missing:
                 terms = self.store.analyzer.word(word)
                 if len(terms) == 1:
-                    self._before_text()
+                    self._flush_queued()
                     found = self.conn.execute(
                         "SELECT count(*) FROM postings p JOIN records r ON r.rid = p.rid "
                         f"WHERE p.term = %s AND p.rid BETWEEN %s AND %s{where}",
@@ -471,30 +479,35 @@ class _Reads:
 
     def text_index(self, tenant: int) -> texts.TextIndex:
         def load() -> Iterator[list[texts.TextRow]]:
+            self._flush_queued()
             yield from _batches(self.conn.execute(
                 f"SELECT {_TEXT_ROW} FROM records WHERE tenant = %s AND words > 0 ORDER BY rid", (tenant,)))
 
-        return self.store.texts.get(tenant, load, self._position(tenant))
+        return self.store.texts.loaded(tenant) or self.store.texts.get(tenant, load, self._position(tenant))
 
     def embedding_count(self, tenant: int, model: str, dims: int) -> int:
+        self._flush_queued()
         found = self.conn.execute(
             "SELECT count(*) FROM embeddings WHERE tenant = %s AND model = %s AND dims = %s",
             (tenant, model, dims)).fetchone()
         return 0 if found is None else int(found[0])
 
     def embedded(self, tenant: int, model: str, dims: int) -> list[int]:
+        self._flush_queued()
         return [x[0] for x in self.conn.execute(
             "SELECT DISTINCT rid FROM embeddings WHERE tenant = %s AND model = %s AND dims = %s",
             (tenant, model, dims))]
 
     def vector_index(self, tenant: int, model: str, dims: int) -> vectors.Index:
         def load() -> Iterator[list[vectors.VectorRow]]:
+            self._flush_queued()
             yield from _batches(self.conn.execute(
                 "SELECT e.rid, r.status, r.seq, e.raw, e.norm FROM embeddings e JOIN records r ON r.rid = e.rid "
                 "WHERE e.tenant = %s AND e.model = %s AND e.dims = %s ORDER BY e.rid", (tenant, model, dims)),
                 vectors.BLOCK)
 
-        return self.store.vectors.get(tenant, model, dims, load, self._position(tenant))
+        return self.store.vectors.loaded(tenant, model, dims) or \
+            self.store.vectors.get(tenant, model, dims, load, self._position(tenant))
 
     def offset(self, tenant: int, consumer: str) -> int | None:
         found = self.conn.execute("SELECT pos FROM offsets WHERE tenant = %s AND consumer = %s",
@@ -522,6 +535,7 @@ class PgReader(_Reads):
     def __init__(self, store: PostgresStore, conn: Connection) -> None:
         self.store = store
         self.conn = conn
+        self.positions = {}
 
 
 class PgWriteTx(_Reads):
@@ -531,11 +545,14 @@ class PgWriteTx(_Reads):
     def __init__(self, store: PostgresStore, conn: Connection) -> None:
         self.store = store
         self.conn = conn
+        self.positions = {}
         self.tenants: dict[str, TenantState] = {}
         self.changed_tenants: set[int] = set()
         #: Postings to store, (term, rid, occurrences, offsets), copied at once.
         self.pending: list[tuple[str, int, int, list[int]]] = []
         self.pending_size = 0
+        #: Embeddings to store, (rid, tenant, model, dimensions, bytes, norm).
+        self.pending_embeddings: list[tuple[int, int, str, int, bytes, float]] = []
         #: The records of the last batch ``prefetch`` read (None: absent), as
         #: the transaction wrote them since, by tenant and identifier, so that
         #: ``find`` reads each batch of a Put or an Import once.
@@ -565,7 +582,7 @@ class PgWriteTx(_Reads):
         return t
 
     def flush(self) -> None:
-        self._before_text()
+        self._flush_queued()
         for t in self.tenants.values():
             if t.dirty:
                 self.conn.execute("UPDATE tenants SET last_sequence = %s, last_position = %s WHERE num = %s",
@@ -574,13 +591,23 @@ class PgWriteTx(_Reads):
             if t.num in self.changed_tenants:
                 self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{t.num}:{t.last_position}"))
 
-    def _before_text(self) -> None:
-        if not self.pending:
-            return
-        self.conn.cursor().executemany("INSERT INTO postings (term, rid, tf, offsets) VALUES (%s, %s, %s, %s)",
-                                       self.pending)
-        self.pending.clear()
-        self.pending_size = 0
+    def _flush_queued(self) -> None:
+        """Store the postings and embeddings the transaction queued, each
+        kind in one statement."""
+        if self.pending:
+            terms, rids, tfs, offsets = zip(*self.pending, strict=True)
+            self.conn.execute(
+                "INSERT INTO postings (term, rid, tf, offsets) SELECT t, r, f, o::integer[] "
+                "FROM unnest(%s::text[], %s::bigint[], %s::integer[], %s::text[]) AS u (t, r, f, o)",
+                (list(terms), list(rids), list(tfs), ["{" + ",".join(map(str, x)) + "}" for x in offsets]))
+            self.pending.clear()
+            self.pending_size = 0
+        if self.pending_embeddings:
+            columns = [list(x) for x in zip(*self.pending_embeddings, strict=True)]
+            self.conn.execute(
+                "INSERT INTO embeddings (rid, tenant, model, dims, raw, norm) SELECT * FROM unnest("
+                "%s::bigint[], %s::integer[], %s::text[], %s::integer[], %s::bytea[], %s::float8[])", columns)
+            self.pending_embeddings.clear()
 
     # -- records ------------------------------------------------------------------
 
@@ -619,7 +646,7 @@ class PgWriteTx(_Reads):
         self.pending.extend((term, rid, len(at), at) for term, at in offsets.items())
         self.pending_size += len(text) + 16 * len(offsets)
         if self.pending_size >= _PENDING_BYTES:  # a large batch is copied in parts
-            self._before_text()
+            self._flush_queued()
         return Analyzer.columns_of(offsets)
 
     def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
@@ -651,7 +678,7 @@ class PgWriteTx(_Reads):
             "r_caller = %s, doc = %s WHERE rid = %s",
             (doc["revision"], *store_columns(doc), r.pack(doc), row.rid))
         if text != old_text:
-            self._before_text()
+            self._flush_queued()
             self.conn.execute("DELETE FROM postings WHERE rid = %s", (row.rid,))
             self.conn.execute("UPDATE records SET words = %s, terms = %s WHERE rid = %s",
                               (*self._text(row.rid, text), row.rid))
@@ -667,23 +694,20 @@ class PgWriteTx(_Reads):
         if old is not None and old_emb == new.get("embeddings"):
             return
         if old_emb:
+            self._flush_queued()
             self.conn.execute("DELETE FROM embeddings WHERE rid = %s", (rid,))
-        rows = []
         for model, dims, values in r.embedding_values(new):
             raw, norm = vectors.raw_of(values)
             if norm > 0.0:  # a zero vector is never compared (operations.md section 9.2)
-                rows.append((rid, t.num, model, dims, raw, norm))
-        if rows:
-            self.conn.cursor().executemany(
-                "INSERT INTO embeddings (rid, tenant, model, dims, raw, norm) VALUES (%s, %s, %s, %s, %s, %s)",
-                rows)
+                self.pending_embeddings.append((rid, t.num, model, dims, raw, norm))
+                self.pending_size += len(raw)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
         self.conn.execute("UPDATE records SET doc = %s WHERE rid = %s", (r.pack(doc), row.rid))
         self._knew(row.rid >> _SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
 
     def remove(self, t: TenantState, row: Row) -> None:
-        self._before_text()
+        self._flush_queued()
         self._knew(t.num, row, gone=True)
         self.conn.execute("DELETE FROM records WHERE rid = %s", (row.rid,))
         self.conn.execute("DELETE FROM postings WHERE rid = %s", (row.rid,))
@@ -855,9 +879,15 @@ class PostgresStore:
 
     @contextmanager
     def _transaction(self, conn: Connection, begin: str) -> Iterator[None]:
-        conn.execute(begin)
+        """A transaction on ``conn``, pipelined: the statements whose results
+        it does not read (its BEGIN, and the writes) do not wait for each
+        answer. It commits when the block ends without an exception, and
+        rolls back otherwise."""
         try:
-            yield
+            with conn.pipeline():
+                conn.execute(begin)
+                yield
+                conn.execute("COMMIT")
         except BaseException:
             if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
                 try:
@@ -865,8 +895,6 @@ class PostgresStore:
                 except psycopg.Error:
                     pass
             raise
-        if conn.info.transaction_status != TransactionStatus.IDLE:
-            conn.execute("COMMIT")
 
     def _retrying(self, work: Callable[[], T]) -> T:
         """Run work that is a transaction of its own again when it lost a
