@@ -260,3 +260,61 @@ def test_housekeeping_on_one_replica_expires_cursors_and_reloads_indexes_on_the_
         for server, store in zip(servers, (a, b), strict=True):
             server.stop(grace=0.5)
             store.close()
+
+
+def test_two_serve_processes_on_one_database_and_one_killed_mid_writes(postgres_dsn: str) -> None:
+    """Two ``memorywire serve`` processes on one database: writes through one
+    are read, searched and watched through the other; one killed (SIGKILL)
+    in the middle of batched writes loses no acknowledged batch, and the
+    other serves on, a retry of the batch in flight included."""
+    import os
+    import signal
+    from collections import Counter
+
+    from memorywire.client import ServiceError
+    from memorywire.service.process import ServeProcess
+
+    first, second = ServeProcess(postgres_dsn, ["--quiet"]), ServeProcess(postgres_dsn, ["--quiet"])
+    try:
+        assert {x.get("store") for x in first.lines if x.get("event") == "listening"} == {redacted(postgres_dsn)}
+        acknowledged: list[int] = []
+        sent: list[int] = []
+        with Client(second.target, tenant="acme", timeout=30) as other:
+            with other.watch() as events:
+                with Client(first.target, tenant="acme", timeout=30) as one:
+                    one.put(fact("hello", "window seat", embeddings=embedding([1.0, 0.0])))
+                assert next(events)["record"]["id"] == "hello"
+            assert other.search("window")["hits"][0]["record"]["id"] == "hello"
+            assert other.search(vector={"model": "demo", "values": [1.0, 0.1]})["hits"][0]["record"]["id"] == "hello"
+
+            def writer() -> None:
+                with Client(first.target, tenant="acme", timeout=10) as mw:
+                    for i in range(100_000):
+                        sent.append(i)
+                        try:
+                            mw.put([fact(f"b{i}-{j}", f"batch {i}", tags=[f"batch-{i}"]) for j in range(20)],
+                                   atomic=True, operation_id=f"batch-{i}")
+                        except ServiceError:
+                            return
+                        acknowledged.append(i)
+
+            thread = threading.Thread(target=writer)
+            thread.start()
+            deadline = time.monotonic() + 30
+            while len(acknowledged) < 50 and time.monotonic() < deadline and thread.is_alive():
+                time.sleep(0.01)
+            assert first.process is not None
+            os.kill(first.process.pid, signal.SIGKILL)
+            thread.join(30)
+            assert not thread.is_alive() and len(acknowledged) >= 50
+            counts = Counter(x["tags"][0] for x in other.export() if x.get("tags"))
+            assert all(counts[f"batch-{i}"] == 20 for i in acknowledged)
+            assert all(n == 20 for n in counts.values())  # the batch in flight: all or nothing
+            last = sent[-1]
+            out = other.put([fact(f"b{last}-{j}", f"batch {last}", tags=[f"batch-{last}"]) for j in range(20)],
+                            atomic=True, operation_id=f"batch-{last}")
+            assert len(out["results"]) == 20
+            assert Counter(x["tags"][0] for x in other.export() if x.get("tags"))[f"batch-{last}"] == 20
+    finally:
+        first.stop()
+        second.stop()

@@ -42,7 +42,8 @@ class ServeProcess:
 
     def __init__(self, store: str | Path, flags: Sequence[str] = (), *, port: int = 0,
                  python: str = sys.executable) -> None:
-        self.store = Path(store)
+        #: A file, or the URL of a database (kept as it is written).
+        self.store: str | Path = store if isinstance(store, str) and "://" in store else Path(store)
         self.flags = tuple(flags)
         self.port = port
         self.python = python
@@ -113,7 +114,7 @@ class ServeProcess:
         process.stderr.close()
 
     def restart(self) -> None:
-        """Stop, then start again on the same store file and the same port."""
+        """Stop, then start again on the same store and the same port."""
         self.stop()
         self.start()
 
