@@ -55,7 +55,7 @@ from psycopg import errors as pg_errors
 from psycopg.abc import Buffer
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
-from psycopg.types.string import StrDumperUnknown, TextLoader
+from psycopg.types.string import StrBinaryDumper, StrDumperUnknown, TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memorywire.service import records as r
@@ -226,6 +226,11 @@ class _StrDumper(StrDumperUnknown):
         return super().dump(_escape(obj))
 
 
+class _StrBinaryDumper(StrBinaryDumper):
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(_escape(obj))
+
+
 class _TextLoader(TextLoader):
     def load(self, data: Buffer) -> bytes | str:
         found = super().load(data)
@@ -234,6 +239,7 @@ class _TextLoader(TextLoader):
 
 def _configure(conn: Connection) -> None:
     """Strings cross to and from text columns through ``_escape``."""
+    conn.adapters.register_dumper(str, _StrBinaryDumper)
     conn.adapters.register_dumper(str, _StrDumper)
     conn.adapters.register_loader("text", _TextLoader)
 
@@ -309,15 +315,18 @@ class _Reads:
         postings and embeddings."""
 
     def row(self, rid: int) -> Row | None:
+        self._flush_queued()
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = %s", (rid,)).fetchone()
         return None if found is None else row_of(found)
 
     def records_by_ids(self, tenant: int, ids: Sequence[str]) -> list[Row]:
+        self._flush_queued()
         return [row_of(x) for x in self.conn.execute(
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = %s AND id = ANY(%s)", (tenant, list(ids)))]
 
     def records(self, tenant: int, selection: Selection, *, after: int | None = None,
                 descending: bool = False, limit: int | None = None) -> Iterator[Row]:
+        self._flush_queued()
         where, params = _where(selection)
         if limit is not None:
             return iter(self._records_page(tenant, where, params, after, descending, limit))
@@ -337,6 +346,7 @@ class _Reads:
 
     def _records_page(self, tenant: int, where: str, params: list[Any], after: int | None,
                       descending: bool, limit: int) -> list[Row]:
+        self._flush_queued()
         args = [tenant, *params]
         if after is not None:
             where += " AND seq < %s" if descending else " AND seq > %s"
@@ -348,6 +358,7 @@ class _Reads:
 
     def sequences(self, tenant: int, selection: Selection,
                   rids: Iterable[int] | None = None) -> dict[int, int]:
+        self._flush_queued()
         where, params = _where(selection)
         if rids is None:
             return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE tenant = %s{where}",
@@ -357,6 +368,7 @@ class _Reads:
             (tenant, list(rids), *params)).fetchall())
 
     def rows_among(self, tenant: int, selection: Selection, rids: Iterable[int]) -> list[Row]:
+        self._flush_queued()
         where, params = _where(selection)
         return [row_of(x) for x in self.conn.execute(
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = %s AND rid = ANY(%s){where}",
@@ -365,6 +377,7 @@ class _Reads:
     def _position(self, tenant: int) -> int:
         """The tenant's position in this snapshot (which a write
         transaction, holding its tenant's row, changes only as it commits)."""
+        self._flush_queued()
         found = self.positions.get(tenant)
         if found is None:
             got = self.conn.execute("SELECT last_position FROM tenants WHERE num = %s", (tenant,)).fetchone()
@@ -413,6 +426,7 @@ class _Reads:
                 if _holds({t: o for t, (_, o) in held.items()}, terms)}
 
     def _selected(self, tenant: int, selection: Selection, rids: Iterable[int]) -> set[int]:
+        self._flush_queued()
         where, params = _where(selection)
         if not where:
             return set(rids)
@@ -510,11 +524,13 @@ class _Reads:
             self.store.vectors.get(tenant, model, dims, load, self._position(tenant))
 
     def offset(self, tenant: int, consumer: str) -> int | None:
+        self._flush_queued()
         found = self.conn.execute("SELECT pos FROM offsets WHERE tenant = %s AND consumer = %s",
                                   (tenant, consumer)).fetchone()
         return None if found is None else int(found[0])
 
     def changes_after(self, tenant: int, position: int, limit: int) -> list[Change]:
+        self._flush_queued()
         return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
             "SELECT pos, type, doc FROM changes WHERE tenant = %s AND pos > %s ORDER BY pos LIMIT %s",
             (tenant, position, limit))]
@@ -553,6 +569,10 @@ class PgWriteTx(_Reads):
         self.pending_size = 0
         #: Embeddings to store, (rid, tenant, model, dimensions, bytes, norm).
         self.pending_embeddings: list[tuple[int, int, str, int, bytes, float]] = []
+        #: New records and changes to store, the values of their rows (a
+        #: record's position is set as its change is appended).
+        self.pending_records: dict[int, list[Any]] = {}
+        self.pending_changes: list[tuple[int, int, int, str, float, bytes]] = []
         #: The records of the last batch ``prefetch`` read (None: absent), as
         #: the transaction wrote them since, by tenant and identifier, so that
         #: ``find`` reads each batch of a Put or an Import once.
@@ -592,13 +612,29 @@ class PgWriteTx(_Reads):
                 self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{t.num}:{t.last_position}"))
 
     def _flush_queued(self) -> None:
-        """Store the postings and embeddings the transaction queued, each
-        kind in one statement."""
+        """Store the records, changes, postings and embeddings the
+        transaction queued, each kind in one statement: before any read of
+        the transaction, and as it commits."""
+        if self.pending_records:
+            columns = [list(x) for x in zip(*self.pending_records.values(), strict=True)]
+            self.conn.execute(
+                "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
+                "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
+                "SELECT * FROM unnest(%b::bigint[], %b::integer[], %b::text[], %b::bigint[], %b::bigint[], "
+                + ", ".join(["%b::text[]"] * 12) + ", %b::bigint[], %b::integer[], %b::text[], %b::bytea[])",
+                columns)
+            self.pending_records.clear()
+        if self.pending_changes:
+            columns = [list(x) for x in zip(*self.pending_changes, strict=True)]
+            self.conn.execute(
+                "INSERT INTO changes (tenant, pos, type, record_id, at, doc) SELECT * FROM unnest("
+                "%b::integer[], %b::bigint[], %b::integer[], %b::text[], %b::float8[], %b::bytea[])", columns)
+            self.pending_changes.clear()
         if self.pending:
             terms, rids, tfs, offsets = zip(*self.pending, strict=True)
             self.conn.execute(
                 "INSERT INTO postings (term, rid, tf, offsets) SELECT t, r, f, o::integer[] "
-                "FROM unnest(%s::text[], %s::bigint[], %s::integer[], %s::text[]) AS u (t, r, f, o)",
+                "FROM unnest(%b::text[], %b::bigint[], %b::integer[], %b::text[]) AS u (t, r, f, o)",
                 (list(terms), list(rids), list(tfs), ["{" + ",".join(map(str, x)) + "}" for x in offsets]))
             self.pending.clear()
             self.pending_size = 0
@@ -606,7 +642,7 @@ class PgWriteTx(_Reads):
             columns = [list(x) for x in zip(*self.pending_embeddings, strict=True)]
             self.conn.execute(
                 "INSERT INTO embeddings (rid, tenant, model, dims, raw, norm) SELECT * FROM unnest("
-                "%s::bigint[], %s::integer[], %s::text[], %s::integer[], %s::bytea[], %s::float8[])", columns)
+                "%b::bigint[], %b::integer[], %b::text[], %b::integer[], %b::bytea[], %b::float8[])", columns)
             self.pending_embeddings.clear()
 
     # -- records ------------------------------------------------------------------
@@ -615,6 +651,7 @@ class PgWriteTx(_Reads):
         key = (t.num, record_id)
         if key in self.known:
             return self.known[key]
+        self._flush_queued()
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = %s AND id = %s",
                                   (t.num, record_id)).fetchone()
         return None if found is None else row_of(found)
@@ -626,7 +663,7 @@ class PgWriteTx(_Reads):
         todo = list(dict.fromkeys(ids))
         for x in todo:
             self.known[(t.num, x)] = None
-        for row in self.records_by_ids(t.num, todo):
+        for row in self.records_by_ids(t.num, todo):  # (which stores what was queued first)
             self.known[(t.num, row.id)] = row
 
     def _knew(self, t: int, row: Row, gone: bool = False) -> None:
@@ -635,6 +672,7 @@ class PgWriteTx(_Reads):
             self.known[key] = None if gone else row
 
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
+        self._flush_queued()
         found = self.conn.execute(
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = %s AND ns = %s AND key = %s",
             (t.num, r.namespace_key(namespace), key)).fetchone()
@@ -659,11 +697,10 @@ class PgWriteTx(_Reads):
         doc["revision"] = 1
         rid = (t.num << _SEQUENCE_BITS) + t.last_sequence
         words, terms = self._text(rid, r.text_of(doc))
-        self.conn.execute(
-            "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
-            "VALUES (%s, %s, %s, %s, 1, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0, %s, %s, %s)",
-            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), words, terms, r.pack(doc)))
+        data = r.pack(doc)
+        self.pending_records[rid] = [rid, t.num, doc["id"], t.last_sequence, 1, *store_columns(doc), 0, words,
+                                     terms, data]
+        self.pending_size += len(data)
         self._embeddings(t, rid, None, doc)
         row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
                   r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
@@ -671,6 +708,7 @@ class PgWriteTx(_Reads):
         return row
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
+        self._flush_queued()
         old_text, text = r.text_of(row.doc), r.text_of(doc)
         self.conn.execute(
             "UPDATE records SET rev = %s, kind = %s, status = %s, key = %s, ns = %s, s_user = %s, "
@@ -703,6 +741,7 @@ class PgWriteTx(_Reads):
                 self.pending_size += len(raw)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
+        self._flush_queued()
         self.conn.execute("UPDATE records SET doc = %s WHERE rid = %s", (r.pack(doc), row.rid))
         self._knew(row.rid >> _SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
 
@@ -718,10 +757,13 @@ class PgWriteTx(_Reads):
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
         t.last_position += 1
         t.dirty = True
-        self.conn.execute("INSERT INTO changes (tenant, pos, type, record_id, at, doc) "
-                          "VALUES (%s, %s, %s, %s, %s, %s)",
-                          (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
-        if rid is not None:
+        data = r.pack(doc)
+        self.pending_changes.append((t.num, t.last_position, kind, doc["id"], self.at, data))
+        self.pending_size += len(data)
+        queued = self.pending_records.get(rid) if rid is not None else None
+        if queued is not None:
+            queued[17] = t.last_position
+        elif rid is not None:
             self.conn.execute("UPDATE records SET pos = %s WHERE rid = %s", (t.last_position, rid))
             known = self.known.get((t.num, doc["id"]))
             if known is not None and known.rid == rid:
@@ -730,6 +772,7 @@ class PgWriteTx(_Reads):
         return t.last_position
 
     def redact_changes(self, t: TenantState, record_id: str, before: int, when: str) -> None:
+        self._flush_queued()
         for pos, doc in self.conn.execute(
                 "SELECT pos, doc FROM changes WHERE tenant = %s AND record_id = %s AND pos < %s",
                 (t.num, record_id, before)).fetchall():
