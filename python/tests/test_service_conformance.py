@@ -230,7 +230,8 @@ def postgres_reference(postgres_cluster: Any) -> Iterator[str]:
     code = ("import sys; from memorywire.service.server import main; "
             "sys.exit(main(sys.argv[1:]))")
     server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store",
-                      postgres_cluster.create_database(), "--quiet", "--max-workers", "64"], "stderr")
+                      postgres_cluster.create_database("conformance"), "--quiet", "--max-workers", "64"],
+                     "stderr")
     try:
         match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
                                 START_TIMEOUT)

@@ -40,6 +40,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.skip(reason=f"SQLite only: {reason}"))
 
 
+def new_database(cluster: Any) -> str:
+    """The URL of a new, empty database of a cluster, created in SQL: the
+    tests' servers run gRPC threads, and a process with them had better not
+    fork (as running createdb would)."""
+    import psycopg
+
+    name = f"mw_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return str(cluster.dsn(name))
+
+
+@pytest.fixture
+def postgres_dsn(postgres_cluster: Any) -> str:
+    """The URL of a new, empty database of the session's cluster."""
+    return new_database(postgres_cluster)
+
+
 def open_test_store(kind: str, request: pytest.FixtureRequest, path: Path, **options: Any) -> Storage:
     """A new, empty store of a kind: a SQLite file at ``path``, or a new
     database of the session's PostgreSQL cluster."""
@@ -47,8 +65,7 @@ def open_test_store(kind: str, request: pytest.FixtureRequest, path: Path, **opt
         return Store(str(path), **options)
     from memorywire.service.postgres import PostgresStore
 
-    cluster = request.getfixturevalue("postgres_cluster")
-    return PostgresStore(cluster.create_database(), **options)
+    return PostgresStore(new_database(request.getfixturevalue("postgres_cluster")), **options)
 
 
 @pytest.fixture(scope="session")

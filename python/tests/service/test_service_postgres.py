@@ -318,3 +318,31 @@ def test_two_serve_processes_on_one_database_and_one_killed_mid_writes(postgres_
     finally:
         first.stop()
         second.stop()
+
+
+def test_a_replica_is_woken_by_the_others_commits_after_losing_its_listener(postgres_dsn: str) -> None:
+    import psycopg
+
+    a, b = PostgresStore(postgres_dsn), PostgresStore(postgres_dsn)
+    try:
+        def woken_by_a_write(n: int) -> bool:
+            with b.changed:
+                with a.write() as tx:
+                    t = tx.tenant("acme")
+                    assert t is not None
+                    tx.change(t, 1, {"id": f"x{n}"}, None)
+                return b.changed.wait(5)
+
+        time.sleep(0.5)  # both listeners are up
+        assert woken_by_a_write(1)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            killed = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                  "WHERE query LIKE 'LISTEN %%' AND datname = current_database()").fetchone()
+        assert killed is not None and killed[0] == 2
+        time.sleep(2)  # they connect again
+        assert woken_by_a_write(2)
+        assert b.positions[b.tenant_num("acme") or 0] == 2
+    finally:
+        a.close()
+        b.close()
+    assert not a._listener.is_alive() and not b._listener.is_alive()
