@@ -40,6 +40,7 @@ EXTRA_PARTS = {
     "oracle": ("memorywire._schemas",),
     # memorywire mcp: the MCP SDK, and the client or the service behind the tools.
     "mcp": ("memorywire.mcp",),
+    "postgresql": ("memorywire.service.postgres",),
 }
 
 # The child: block every import outside the allowed top-level modules, run
@@ -100,11 +101,16 @@ def requirements(extra: str | None) -> set[str]:
         name = canonical(re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0])
         markers = line.partition(";")[2]
         if (extra is None and "extra" not in markers) or (extra is not None and f'"{extra}"' in markers):
+            asked = re.findall(r"\[([^\]]*)\]", line.partition(";")[0])
             if name == "memorywire":  # an extra that brings others: memorywire[service]
-                for other in re.findall(r"\[([^\]]*)\]", line)[0].split(","):
+                for other in asked[0].split(","):
                     out |= requirements(other.strip())
             else:
                 out.add(name)
+                # and what an extra of its own brings: psycopg[binary] brings psycopg-binary
+                for own in (e.strip() for e in asked[0].split(",")) if asked else ():
+                    out |= {canonical(re.split(r"[\s;<>=!~\[(]", x, maxsplit=1)[0])
+                            for x in md.requires(name) or [] if re.search(rf'extra\s*==\s*"{own}"', x)}
     return out
 
 
@@ -172,6 +178,7 @@ def test_the_base_is_the_codec_only() -> None:
     assert BASE == {"protobuf", "msgpack", "orjson"}
     assert requirements("service") == {"grpcio", "grpcio-health-checking", "grpcio-reflection", "numpy"}
     assert requirements("oracle") == {"jsonschema", "referencing"}
+    assert requirements("postgresql") - requirements("service") == {"psycopg", "psycopg-binary", "psycopg-pool"}
 
 
 def test_the_codec_imports_exactly_the_base_dependencies() -> None:
@@ -190,8 +197,10 @@ def test_each_extra_imports_exactly_its_dependencies(extra: str) -> None:
     declared = requirements(extra)
     code = f"import importlib\nfor name in {EXTRA_PARTS[extra]!r}: importlib.import_module(name)\n"
     service = importlib.import_module("memorywire.service")
+    # Every module of the service, the PostgreSQL store with its own extra only.
     code += "".join(f"import {m.name}\n" for m in pkgutil.walk_packages(service.__path__, "memorywire.service.")
-                    if extra in ("service", "mcp") and not m.name.endswith("__main__"))
+                    if extra in ("service", "mcp", "postgresql") and not m.name.endswith("__main__")
+                    and (extra == "postgresql" or not m.name.startswith(EXTRA_PARTS["postgresql"])))
     status, _, err, used = run_child([code], BASE | declared)
     assert status == 0, err
     assert declared <= used - BASE <= closure(declared), (extra, used)

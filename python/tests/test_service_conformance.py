@@ -12,7 +12,9 @@ separate package that does not import memorywire):
   exits 1 with at least one failed scenario that the reference passes;
 * the reference service with mutual TLS and bearer tokens passes too, the
   runner connecting with ``--tls-ca``, ``--tls-cert``/``--tls-key`` and
-  ``--token-file``.
+  ``--token-file``;
+* the reference service on a PostgreSQL store (``--store postgresql://...``,
+  a database of the session's throwaway cluster) passes every scenario too.
 """
 
 from __future__ import annotations
@@ -219,6 +221,33 @@ def test_runs_do_not_interfere(reference: str, reference_run: Run, tmp_path: Pat
                 "Required.Service.History.*", "Required.Service.Watch.*")
     assert again.done.returncode == 0, again.done.stdout[-4000:]
     assert again.counts()[1] == 0
+
+
+@pytest.fixture(scope="module")
+def postgres_reference(postgres_cluster: Any) -> Iterator[str]:
+    """The reference service on a PostgreSQL store: a new database of the
+    session's cluster; its address."""
+    code = ("import sys; from memorywire.service.server import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store",
+                      postgres_cluster.create_database("conformance"), "--quiet", "--max-workers", "64"],
+                     "stderr")
+    try:
+        match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
+                                START_TIMEOUT)
+        yield match.group(1)
+    finally:
+        server.stop()
+
+
+def test_reference_service_on_postgresql_passes_every_scenario(postgres_reference: str, reference_run: Run,
+                                                              tmp_path: Path) -> None:
+    run = Run(postgres_reference, tmp_path)
+    passed, failed, _ = run.counts()
+    assert run.done.returncode == 0 and failed == 0, f"{failed} scenarios fail:\n{run.done.stdout[-6000:]}"
+    assert passed >= 60
+    # the same scenarios as on the embedded store
+    assert run.ids("passed") == reference_run.ids("passed")
 
 
 @pytest.fixture(scope="module")

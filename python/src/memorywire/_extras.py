@@ -11,6 +11,9 @@ from __future__ import annotations
 #: The top-level modules each extra provides, by extra.
 MODULES = {
     "service": frozenset({"grpc", "grpc_health", "grpc_reflection", "numpy"}),
+    # The PostgreSQL driver and its pool, and the modules of the service extra.
+    "postgresql": frozenset({"psycopg", "psycopg_binary", "psycopg_pool", "grpc", "grpc_health",
+                             "grpc_reflection", "numpy"}),
     "oracle": frozenset({"jsonschema", "referencing"}),
     "langchain": frozenset({"langchain_core"}),
     "langgraph": frozenset({"langgraph", "langchain_core"}),

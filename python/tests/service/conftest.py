@@ -1,5 +1,11 @@
 """Fixtures of the service tests: a real server on loopback, and a client
-per test in a tenant of its own, so that tests share nothing."""
+per test in a tenant of its own, so that tests share nothing.
+
+The servers run on each store: ``sqlite`` (a file in WAL mode) and
+``postgresql`` (a database of the session's throwaway cluster), so that
+every test that uses them runs against both. A test about what only the
+SQLite store has (its file, its faults, its migrations) carries the marker
+``sqlite_only`` with the reason, and is skipped on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -14,6 +20,52 @@ import pytest
 from memorywire.client import Client
 from memorywire.service import MemoryServer, Store
 from memorywire.service.fairness import FairShare
+from memorywire.service.storage import Storage
+
+STORES = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only(reason): a test of what only the SQLite store has")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("sqlite_only")
+        callspec = getattr(item, "callspec", None)
+        if marker is None or callspec is None:
+            continue
+        if "postgresql" in (callspec.params.get("server"), callspec.params.get("serve")):
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "SQLite only")
+            item.add_marker(pytest.mark.skip(reason=f"SQLite only: {reason}"))
+
+
+def new_database(cluster: Any) -> str:
+    """The URL of a new, empty database of a cluster, created in SQL: the
+    tests' servers run gRPC threads, and a process with them had better not
+    fork (as running createdb would)."""
+    import psycopg
+
+    name = f"mw_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return str(cluster.dsn(name))
+
+
+@pytest.fixture
+def postgres_dsn(postgres_cluster: Any) -> str:
+    """The URL of a new, empty database of the session's cluster."""
+    return new_database(postgres_cluster)
+
+
+def open_test_store(kind: str, request: pytest.FixtureRequest, path: Path, **options: Any) -> Storage:
+    """A new, empty store of a kind: a SQLite file at ``path``, or a new
+    database of the session's PostgreSQL cluster."""
+    if kind == "sqlite":
+        return Store(str(path), **options)
+    from memorywire.service.postgres import PostgresStore
+
+    return PostgresStore(new_database(request.getfixturevalue("postgres_cluster")), **options)
 
 
 @pytest.fixture(scope="session")
@@ -21,11 +73,11 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("store") / "memorywire.sqlite3"
 
 
-@pytest.fixture(scope="session")
-def server(store_path: Path) -> Iterator[MemoryServer]:
-    # A file store in WAL mode; every vector search goes through the quantized
-    # index (threshold 0), and every response is validated before it is sent.
-    store = Store(str(store_path), vector_exact_threshold=0)
+@pytest.fixture(scope="session", params=STORES)
+def server(request: pytest.FixtureRequest, store_path: Path) -> Iterator[MemoryServer]:
+    # Every vector search goes through the in-memory index (threshold 0),
+    # and every response is validated before it is sent.
+    store = open_test_store(request.param, request, store_path, vector_exact_threshold=0)
     srv = MemoryServer(store, "127.0.0.1:0", strict=True, log=None)
     srv.start()
     yield srv
@@ -70,14 +122,14 @@ def raw_channel(target: str) -> Iterator[grpc.Channel]:
     channel.close()
 
 
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[..., tuple[MemoryServer, str]]]:
-    """Start a server on a file store of its own, with the fair-share
-    settings given; stopped after the test."""
-    started: list[tuple[MemoryServer, Store]] = []
+@pytest.fixture(params=STORES)
+def serve(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., tuple[MemoryServer, str]]]:
+    """Start a server on a store of its own (of each kind), with the
+    fair-share settings given; stopped after the test."""
+    started: list[tuple[MemoryServer, Storage]] = []
 
     def make(**share: Any) -> tuple[MemoryServer, str]:
-        store = Store(str(tmp_path / f"s{len(started)}.sqlite3"))
+        store = open_test_store(request.param, request, tmp_path / f"s{len(started)}.sqlite3")
         server = MemoryServer(store, "127.0.0.1:0", share=FairShare(**share), log=None)
         port = server.start()
         started.append((server, store))

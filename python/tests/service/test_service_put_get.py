@@ -209,3 +209,30 @@ def test_put_takes_record_documents_as_decoded(mw: Client) -> None:
     with pytest.raises(memorywire.MemorywireError) as info:  # refused before it is sent
         mw.put([dict(doc, id="doc-2", specversion="2.0")])
     assert info.value.pointer == "/items/0/record/specversion"
+
+
+def test_nul_and_backslashes_in_keys_scopes_and_routing_are_kept_exactly(mw: Client) -> None:
+    # PostgreSQL's text holds no NUL: the store must still keep and find them.
+    odd = ["a\x00", "a\\0", "a\\", "a\\\\x00", "\x00\\"]
+    for i, s in enumerate(odd):
+        mw.put(fact(f"k{i}", f"text {i}", key=s, scope={"user": s, "namespace": [s, "n"]},
+                    routing={"agent": s}))
+    for i, s in enumerate(odd):
+        got = mw.get(f"k{i}")["records"][0]
+        assert (got["key"], got["scope"]["user"], got["routing"]["agent"]) == (s, s, s)
+        found = mw.search(f"text {i}", scope={"user": s, "namespace": [s]})["hits"]
+        assert [h["record"]["id"] for h in found] == [f"k{i}"]
+        again = mw.put(fact("other", "x", key=s, scope={"user": s, "namespace": [s, "n"]}))
+        assert again["results"][0] == {"id": f"k{i}", "status": "updated", "sequence": i + 1, "revision": 2}
+
+
+def test_one_batch_that_writes_a_record_twice_sees_its_own_writes(mw: Client) -> None:
+    mw.put(fact("old", "before", key="k0"))
+    out = mw.put([fact("d", "one"), fact("d", "two"), fact("e", "x", key="k1"), fact("f", "y", key="k1"),
+                  fact("old", "after", key="k0"), fact("d", "two")])
+    assert [(x["id"], x["status"], x["revision"]) for x in out["results"]] == [
+        ("d", "created", 1), ("d", "updated", 2), ("e", "created", 1), ("e", "updated", 2),
+        ("old", "updated", 2), ("d", "unchanged", 2)]
+    got = {x["id"]: x for x in mw.get(["d", "e", "old"])["records"]}
+    assert got["d"]["fact"]["text"] == "two" and got["e"]["fact"]["text"] == "y"
+    assert [x["id"] for x in mw.history()["records"]] == ["old", "d", "e"]

@@ -18,6 +18,7 @@ from memorywire.client import Client
 from memorywire.service import MemoryServer, Store
 
 
+@pytest.mark.sqlite_only("fills the SQLite file by its page count")
 def test_a_full_store_answers_writes_with_a_retryable_error(
         serve: Callable[..., tuple[MemoryServer, str]]) -> None:
     server, target = serve()
@@ -37,6 +38,7 @@ def test_a_full_store_answers_writes_with_a_retryable_error(
         acme.put(fact("after", "written once there is room"))
 
 
+@pytest.mark.sqlite_only("makes the SQLite connection query-only")
 def test_a_store_made_read_only_refuses_writes_and_serves_reads(
         serve: Callable[..., tuple[MemoryServer, str]]) -> None:
     server, target = serve()

@@ -1,10 +1,14 @@
 """The reference memory service of memorywire: ``memorywire.v1.MemoryService``
-over gRPC on an embedded SQLite store.
+over gRPC on an embedded SQLite store, or on a PostgreSQL database that
+several service processes may share.
 
 - :mod:`memorywire.service.storage`: the storage interface, which the
   operations, search and watch use, with no SQL crossing it;
 - :mod:`memorywire.service.store`: the SQLite store that implements it, its
   schema and transactions;
+- :mod:`memorywire.service.postgres`: the PostgreSQL store (the
+  ``postgresql`` extra), for replicas on one database;
+- :mod:`memorywire.service.stores`: which store a name opens (``open_store``);
 - :mod:`memorywire.service.registry`: the list of operations, with their
   message types, streaming, whether they write and their handlers;
 - :mod:`memorywire.service.context`: the context of one call (``Call``);
@@ -30,13 +34,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Call", "MemoryServer", "Service", "ServiceError", "Store", "main"]
+__all__ = ["Call", "MemoryServer", "PostgresStore", "Service", "ServiceError", "Store", "main", "open_store"]
 
 _WHERE = {
     "Call": "memorywire.service.context",
     "Service": "memorywire.service.operations",
     "ServiceError": "memorywire.service.errors",
     "Store": "memorywire.service.store",
+    "PostgresStore": "memorywire.service.postgres",
+    "open_store": "memorywire.service.stores",
     "MemoryServer": "memorywire.service.server",
     "main": "memorywire.service.server",
 }

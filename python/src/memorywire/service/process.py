@@ -113,7 +113,7 @@ class ServeProcess:
         process.stderr.close()
 
     def restart(self) -> None:
-        """Stop, then start again on the same store file and the same port."""
+        """Stop, then start again on the same store and the same port."""
         self.stop()
         self.start()
 

@@ -129,6 +129,14 @@ class _Candidates:
             self.rows[rid] = row
         return row
 
+    def read_rows(self, rids: Iterable[int]) -> None:
+        """Read the records of some rids at once, those not read yet (a
+        page's hits: one read, not one each)."""
+        missing = [rid for rid in dict.fromkeys(rids) if rid not in self.rows]
+        if len(missing) > 1:
+            for row in self.reads.rows_among(self.num, Selection(), missing):
+                self.rows[row.rid] = row
+
     def admit(self, rids: Iterable[int]) -> dict[int, int]:
         """The candidates among records: rid -> sequence."""
         ids = list(rids)
@@ -579,6 +587,7 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
             page.append(hit)
             if len(page) > limit:
                 break
+        c.read_rows(hit[2] for hit in page[:limit])
         for hit in page[:limit]:
             row = c.row(hit[2])
             if row is not None:

@@ -4,7 +4,7 @@ credentials from request metadata, every failure as a gRPC status carrying
 the memorywire ``Error`` in ``grpc-status-details-bin``, health checking,
 server reflection, graceful shutdown and structured JSON logs on stderr.
 
-Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | --store :memory:]``
+Run it with ``memorywire serve [--listen HOST:PORT] [--store FILE | :memory: | postgresql://...]``
 or ``python -m memorywire.service.server``; ``--tls-cert`` and ``--tls-key``
 turn on TLS, ``--tls-client-ca`` mutual TLS, and ``--tokens FILE`` bearer
 tokens (grpc-binding.md section 3.2).
@@ -51,7 +51,9 @@ from memorywire.service.errors import (
 from memorywire.service.fairness import ANONYMOUS, REFLECTION, Admission, FairShare, StallMonitor, Waiting
 from memorywire.service.operations import Call, ImportStream, Service
 from memorywire.service.registry import Operation, Streaming
-from memorywire.service.store import DEFAULT_INDEX_MEMORY, Store, storage_error
+from memorywire.service.storage import Storage
+from memorywire.service.store import DEFAULT_INDEX_MEMORY
+from memorywire.service.stores import open_store
 
 if TYPE_CHECKING:
     from memorywire.service.http import HttpBinding
@@ -319,7 +321,10 @@ def load_tokens(path: str | Path) -> dict[str, frozenset[str] | None]:
 
 
 class MemoryServer:
-    """A gRPC server of memorywire.v1.MemoryService on a store.
+    """A gRPC server of memorywire.v1.MemoryService on a store: a
+    :class:`~memorywire.service.storage.Storage`, or the text of one for
+    :func:`~memorywire.service.storage.open_store` (a SQLite file,
+    ``:memory:``, or a ``postgresql://`` URL), which the server then closes.
 
     ``tls`` turns on TLS, and mutual TLS when it has a ``client_ca``.
     ``tokens`` turns on credentials: it maps each accepted bearer token to
@@ -342,7 +347,7 @@ class MemoryServer:
     ``max_workers`` workers.
     """
 
-    def __init__(self, store: Store | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
+    def __init__(self, store: Storage | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
                  max_workers: int = 32, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
                  tokens: Mapping[str, Collection[str] | None] | None = None,
                  tls: Tls | None = None, allow_insecure_credentials: bool = False,
@@ -362,8 +367,8 @@ class MemoryServer:
                                  "address or a Unix socket: tokens would cross the network in the "
                                  "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
                                  "loopback, or allow it explicitly (--allow-insecure-credentials)")
-        self.store = store if isinstance(store, Store) else Store(store, index_memory_bytes=index_memory_bytes)
-        self._own_store = not isinstance(store, Store)
+        self.store = open_store(store, index_memory_bytes=index_memory_bytes) if isinstance(store, str) else store
+        self._own_store = isinstance(store, str)
         self.listen = listen
         self.service = Service(self.store, limits=limits, strict=strict,
                                page_cursor_ttl=page_cursor_ttl, clock=clock)
@@ -451,7 +456,7 @@ class MemoryServer:
             self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         host = self.listen.rsplit(":", 1)[0]
         ttl = self.service.paging.ttl
-        self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.path,
+        self.log("info", "listening", address=f"{host}:{self.port}", store=self.store.name,
                  version=memorywire.__version__, tls=self.tls is not None,
                  mutual_tls=self.tls is not None and self.tls.mutual,
                  credentials="bearer tokens" if self.tokens is not None else "none",
@@ -700,7 +705,7 @@ class MemoryServer:
     def internal_error(self, e: BaseException) -> ServiceError:
         """The Error of an unexpected fault, logged: a fault of the store
         names the store's problem, any other is INTERNAL_ERROR."""
-        found = storage_error(e, self.store.path)
+        found = self.store.failure(e)
         if found is not None:
             self.log("error", "store_error", error=repr(e), message=found.message)
             return found
@@ -790,7 +795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="memorywire serve",
         description="Run the memorywire reference memory service (gRPC, and HTTP with --http) on an "
-                    "embedded SQLite store.",
+                    "embedded SQLite store, or on a PostgreSQL database that several service processes "
+                    "may share.",
         epilog='The tokens file is a JSON object that maps each accepted bearer token to the list of '
                'tenants it covers, or to "*" for every tenant: {"3kq0Rj2vUoWbH8aX": ["acme"], '
                '"Zc1NfLw7pQe4Ty9s": "*"}. Without TLS, tokens are accepted on loopback or a Unix '
@@ -807,8 +813,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--heartbeat", type=float, default=None, metavar="SECONDS",
                         help="the seconds an idle HTTP event stream waits before it sends a heartbeat "
                              "comment, more than 0 and at most 30 (default 15)")
-    parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
-                        help=f"the SQLite file of the store, or :memory: (default {DEFAULT_STORE})")
+    parser.add_argument("--store", default=DEFAULT_STORE, metavar="FILE|URL",
+                        help="the SQLite file of the store, or :memory:, or the postgresql:// (or postgres://) "
+                             "URL of a PostgreSQL database, which several service processes may share "
+                             f"(needs the postgresql extra) (default {DEFAULT_STORE})")
     share = FairShare()
     parser.add_argument("--max-workers", type=int, default=share.max_workers, metavar="N",
                         help="the greatest number of calls served at once, streams included "

@@ -19,7 +19,7 @@ exact vectors, fusion) is done above the interface, in
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from memorywire.service import records as r
 
 if TYPE_CHECKING:
+    from memorywire.service.budget import Budget
+    from memorywire.service.errors import ServiceError
     from memorywire.service.texts import TextIndex, TextIndexes
     from memorywire.service.vectors import Index, Indexes
 
@@ -205,6 +207,11 @@ class Transaction(Reads, Protocol):
     def find(self, t: TenantState, record_id: str) -> Row | None:
         """A record by identifier."""
 
+    def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
+        """A hint: the records of these identifiers are about to be found
+        (``find``), so that a store whose reads cross a network may read
+        them at once."""
+
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         """The record that holds a key in a namespace."""
 
@@ -245,6 +252,10 @@ class Transaction(Reads, Protocol):
 @runtime_checkable
 class Storage(Protocol):
     """A memory store."""
+
+    @property
+    def name(self) -> str:
+        """Where the store is, for logs and messages (never a password)."""
 
     @property
     def secret(self) -> bytes:
@@ -288,6 +299,10 @@ class Storage(Protocol):
     def vectors(self) -> Indexes:
         """The in-memory vector indexes."""
 
+    @property
+    def indexes(self) -> Budget:
+        """The memory budget of the in-memory indexes."""
+
     def tenant_num(self, name: str) -> int | None:
         """The number of a tenant that has written anything, or None."""
 
@@ -301,3 +316,18 @@ class Storage(Protocol):
     def scan(self, tenant: int, selection: Selection) -> Iterator[Row]:
         """The selected records of a tenant in sequence order, from one
         snapshot, however many (Export)."""
+
+    def warm(self, stop: Callable[[], bool] = ...) -> tuple[int, int]:
+        """Load the in-memory indexes of the largest groups ahead of their
+        first search, until ``stop`` says so; how many vector and text
+        indexes."""
+
+    def failure(self, e: BaseException) -> ServiceError | None:
+        """The error a call answers with when the store failed under it for
+        a reason of its own state (unreachable, full, read-only, ...), not
+        of the call: UNAVAILABLE with a time to retry after, or DATA_LOSS;
+        None for another fault."""
+
+    def close(self) -> None:
+        """Close the store."""
+

@@ -62,7 +62,8 @@ from memorywire.service.storage import (
 )
 
 __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock", "Reader", "Row",
-           "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "term_key", "text_query"]
+           "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
+           "text_query"]
 
 SCHEMA_VERSION = "3"
 #: The memory the in-memory search indexes may take together: 2 GiB.
@@ -286,13 +287,14 @@ class Analyzer:
                            f"tokenize = '{TOKENIZER}')")
         self._conn.execute("CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab (scratch, 'instance')")
         self._memo_lock = threading.Lock()
-        self._texts: dict[str, tuple[int, str | None]] = {}
+        self._texts: dict[str, str] = {}
         self._texts_chars = 0
         self._words: dict[str, tuple[str, ...]] = {}
 
-    def _terms(self, texts: list[str]) -> list[dict[str, int]]:
-        """The terms of each text, each with its number of occurrences."""
-        out: list[dict[str, int]] = [{} for _ in texts]
+    def _terms(self, texts: list[str]) -> list[str]:
+        """The terms of the tokens of each text, in order, between tabs (a
+        term holds no tab)."""
+        out: list[list[str]] = [[] for _ in texts]
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN")
@@ -301,13 +303,15 @@ class Analyzer:
                     chunk = texts[start:start + self._BATCH]
                     conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)",
                                      enumerate(chunk, start + 1))
-                    for doc, term in conn.execute("SELECT doc, term FROM scratch_tokens"):
-                        counts = out[doc - 1]
-                        counts[term] = counts.get(term, 0) + 1
+                    for doc, term, offset in conn.execute('SELECT doc, term, "offset" FROM scratch_tokens'):
+                        tokens = out[doc - 1]
+                        if offset >= len(tokens):
+                            tokens.extend([""] * (offset + 1 - len(tokens)))
+                        tokens[offset] = term
                     conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
             finally:
                 conn.execute("COMMIT")
-        return out
+        return ["\t".join(tokens) for tokens in out]
 
     def _tokens(self, text: str) -> tuple[str, ...]:
         """The terms of the tokens of a text, in order."""
@@ -324,26 +328,56 @@ class Analyzer:
         return tokens
 
     @staticmethod
-    def _columns(terms: dict[str, int]) -> tuple[int, str | None]:
+    def offsets_of(tokens: str) -> dict[str, list[int]]:
+        """The terms of tokens (as ``_terms`` gives them), each with the
+        offsets of its tokens, in the order the index lists terms."""
+        out: dict[str, list[int]] = {}
+        if tokens:
+            for offset, term in enumerate(tokens.split("\t")):
+                if not term:
+                    continue  # no token at this offset
+                found = out.get(term)
+                if found is None:
+                    out[term] = [offset]
+                else:
+                    found.append(offset)
+        return {term: out[term] for term in sorted(out)}
+
+    @staticmethod
+    def columns_of(terms: Mapping[str, list[int]]) -> tuple[int, str | None]:
+        """``records.words`` and ``records.terms`` of the terms of a text
+        with the offsets of their tokens (``offsets``)."""
         if not terms:
             return 0, None
-        return sum(terms.values()), "".join(f"\t{t}:{n}" for t, n in terms.items()) + "\t"
+        return sum(map(len, terms.values())), "".join(f"\t{t}:{len(n)}" for t, n in terms.items()) + "\t"
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Analyse texts that are about to be stored, at once."""
         todo = list(dict.fromkeys(t for t in texts if t and t not in self._texts))
         if not todo:
             return
-        columns = [self._columns(x) for x in self._terms(todo)]
+        found = self._terms(todo)
         chars = sum(map(len, todo))
         with self._memo_lock:
             if self._texts_chars + chars > self._MEMO_CHARS:
                 self._texts.clear()
                 self._texts_chars = 0
-            for text, found in zip(todo, columns, strict=True):
+            for text, tokens in zip(todo, found, strict=True):
                 if text not in self._texts:
-                    self._texts[text] = found
+                    self._texts[text] = tokens
                     self._texts_chars += len(text)
+
+    def offsets(self, text: str) -> dict[str, list[int]]:
+        """The terms of a text, each with the offsets of its tokens (their
+        positions among the text's tokens, from 0), as the index reads them;
+        taken from the texts ``prepare`` analysed when it is one of them."""
+        if not text:
+            return {}
+        with self._memo_lock:
+            found = self._texts.pop(text, None)
+            if found is not None:
+                self._texts_chars -= len(text)
+        return self.offsets_of(found if found is not None else self._terms([text])[0])
 
     def columns(self, text: str) -> tuple[int, str | None]:
         """``records.words`` and ``records.terms`` of a text: its number of
@@ -351,13 +385,7 @@ class Analyzer:
         between tabs (``term_key`` finds one), or None when there are none.
         A term holds no tab and no colon: the tokenizer reads both as
         separators."""
-        if not text:
-            return 0, None
-        with self._memo_lock:
-            found = self._texts.pop(text, None)
-            if found is not None:
-                self._texts_chars -= len(text)
-        return found if found is not None else self._columns(self._terms([text])[0])
+        return self.columns_of(self.offsets(text))
 
     def word(self, word: str) -> tuple[str, ...]:
         """The terms of the tokens of one word of a query, in order: usually
@@ -431,7 +459,8 @@ def row_of(values: tuple[Any, ...]) -> Row:
     return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
 
 
-def _columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
+def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The columns of ``records`` from kind to r_caller, of a document."""
     scope = doc.get("scope", {})
     routing = doc.get("routing", {})
     return (
@@ -603,7 +632,7 @@ class _Reads:
             (text_query([word]), *rid_range(tenant)))]
 
     def text_index(self, tenant: int) -> texts.TextIndex:
-        return self.store.texts.get(self.conn, tenant, *rid_range(tenant))
+        return self.store.texts.get(tenant, lambda: _text_rows(self.conn, tenant))
 
     def embedding_count(self, tenant: int, model: str, dims: int) -> int:
         return int(self.conn.execute(
@@ -616,7 +645,7 @@ class _Reads:
             (tenant, model, dims))]
 
     def vector_index(self, tenant: int, model: str, dims: int) -> vectors.Index:
-        return self.store.vectors.get(self.conn, tenant, model, dims)
+        return self.store.vectors.get(tenant, model, dims, lambda: _vector_rows(self.conn, tenant, model, dims))
 
     def offset(self, tenant: int, consumer: str) -> int | None:
         row = self.conn.execute("SELECT pos FROM offsets WHERE tenant = ? AND consumer = ?",
@@ -627,6 +656,31 @@ class _Reads:
         return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
             "SELECT pos, type, doc FROM changes WHERE tenant = ? AND pos > ? ORDER BY pos LIMIT ?",
             (tenant, position, limit)).fetchall()]
+
+
+def _text_rows(conn: sqlite3.Connection, tenant: int) -> Iterator[list[texts.TextRow]]:
+    """The rows of a tenant's text index, in batches."""
+    cur = conn.execute("SELECT rid, seq, status, words, terms FROM records "
+                       "WHERE rid BETWEEN ? AND ? AND words > 0 ORDER BY rid", rid_range(tenant))
+    while rows := cur.fetchmany(8192):
+        yield rows
+
+
+def _text_rows_among(conn: sqlite3.Connection, rids: list[int]) -> list[texts.TextRow]:
+    """The rows of a text index of the records among some rids."""
+    return conn.execute("SELECT rid, seq, status, words, terms FROM records WHERE rid IN "
+                        f"({','.join('?' * len(rids))})", rids).fetchall()
+
+
+def _vector_rows(conn: sqlite3.Connection, tenant: int, model: str,
+                 dims: int) -> Iterator[list[vectors.VectorRow]]:
+    """The embeddings of a vector index, in batches, in rid order."""
+    cur = conn.execute("SELECT e.rid, r.status, r.seq, e.raw, e.norm "
+                       "FROM embeddings e JOIN records r ON r.rid = e.rid "
+                       "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
+                       (tenant, model, dims))
+    while rows := cur.fetchmany(vectors.BLOCK):
+        yield rows
 
 
 def _chunks(rids: Iterable[int]) -> Iterator[list[int]]:
@@ -714,6 +768,16 @@ class Store:
         self.indexes = Budget(index_memory_bytes)
         self.vectors = vectors.Indexes(self.indexes)
         self.texts = texts.TextIndexes(self.indexes)
+
+    @property
+    def name(self) -> str:
+        """Where the store is: its file, or :memory:."""
+        return self.path
+
+    def failure(self, e: BaseException) -> ServiceError | None:
+        """The error a call answers with when the store failed under it for
+        a reason of its own state (``storage_error``)."""
+        return storage_error(e, self.path)
 
     def _migrate(self, version: str) -> str:
         """Move the file from ``version`` to the next one, in one transaction."""
@@ -849,7 +913,8 @@ class Store:
             self._tenant_nums[t.name] = t.num
         if tx.touched:
             self.vectors.apply(tx.touched)
-            self.texts.apply(self._writer, ((t[0], rid) for rid, t in tx.touched.items()))
+            self.texts.apply(lambda rids: _text_rows_among(self._writer, rids),
+                             ((t[0], rid) for rid, t in tx.touched.items()))
             self.indexes.trim()
 
     @contextmanager
@@ -941,14 +1006,14 @@ class Store:
         for tenant, model, dims, _ in groups:
             if not room():
                 break
-            with self.read(locked=True) as conn:
-                self.vectors.get(conn, tenant, model, dims)
+            with self.reader(locked=True) as reads:
+                reads.vector_index(tenant, model, dims)
             loaded[0] += 1
         for (tenant,) in tenants:
             if not room():
                 break
-            with self.read(locked=True) as conn:
-                self.texts.get(conn, tenant, *rid_range(tenant))
+            with self.reader(locked=True) as reads:
+                reads.text_index(tenant)
             loaded[1] += 1
         return loaded[0], loaded[1]
 
@@ -1039,6 +1104,9 @@ class WriteTx(_Reads):
                                 (t.num, record_id)).fetchone()
         return None if row is None else row_of(row)
 
+    def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
+        """Nothing to do: a read of the SQLite file costs little."""
+
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         row = self.conn.execute(
             f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND ns = ? AND key = ?",
@@ -1060,7 +1128,7 @@ class WriteTx(_Reads):
             "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
             "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
             "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-            (rid, t.num, doc["id"], t.last_sequence, *_columns(doc),
+            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc),
              *self.store.analyzer.columns(text), r.pack(doc)))
         row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
                   r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
@@ -1074,7 +1142,7 @@ class WriteTx(_Reads):
             "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
             "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
             "r_caller = ?, doc = ? WHERE rid = ?",
-            (doc["revision"], *_columns(doc), r.pack(doc), row.rid))
+            (doc["revision"], *store_columns(doc), r.pack(doc), row.rid))
         if text != old_text:
             self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
                               (*self.store.analyzer.columns(text), row.rid))

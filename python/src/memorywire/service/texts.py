@@ -10,17 +10,18 @@ operations. The scores are those of the SQL ranking to the last bit: the
 same formula, evaluated in binary64 in the same order (search.py).
 
 An index is loaded on first use from the ``words`` and ``terms`` columns of
-the records and kept in step with every committed write; a record that
-changes gets a new slot and its old one is marked dead, and an index with
-more dead slots than live ones is dropped, to be loaded again when next used.
+the records, which the store gives (``TextRow``), and kept in step with
+every committed write; a record that changes gets a new slot and its old one
+is marked dead, and an index with more dead slots than live ones is dropped,
+to be loaded again when next used. Each index remembers the position of its
+tenant's change log that it reflects (``TextIndex.position``), so that a
+store whose writes other processes make too can bring it up to date.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -28,9 +29,12 @@ import numpy.typing as npt
 from memorywire.service.budget import Budget
 from memorywire.service.vectors import STATUS_CODES
 
-__all__ = ["TextIndex", "TextIndexes"]
+__all__ = ["TextIndex", "TextIndexes", "TextRow"]
 
 Ints = npt.NDArray[np.int64]
+#: What an index holds of a record: (rid, sequence, status, words, terms),
+#: its columns ``words`` and ``terms`` as the store keeps them.
+TextRow = tuple[int, int, str, int, "str | None"]
 
 
 def _parse_terms(terms: str | None) -> list[tuple[str, int]]:
@@ -81,6 +85,8 @@ class TextIndex:
         self.dead = 0
         #: The bytes of the postings, kept as they grow.
         self.posting_bytes = 0
+        #: The position of the tenant's change log that the index reflects.
+        self.position = 0
 
     def __len__(self) -> int:
         return len(self.slot_of)
@@ -90,7 +96,7 @@ class TextIndex:
         arrays = sum(x.data.nbytes for x in (self.rids, self.seqs, self.words, self.status)) + self.alive.nbytes
         return arrays + self.posting_bytes + 100 * len(self.slot_of)
 
-    def add(self, rows: Iterable[tuple[int, int, str, int, str | None]]) -> None:
+    def add(self, rows: Iterable[TextRow]) -> None:
         """Add records: (rid, sequence, status, words, terms) each."""
         rids: list[int] = []
         seqs: list[int] = []
@@ -187,9 +193,15 @@ class TextIndexes:
         then drops no other."""
         return self._budget.limit is None or self._budget.total() < self._budget.limit
 
-    def get(self, conn: sqlite3.Connection, tenant: int, lo: int, hi: int) -> TextIndex:
-        """The index of a tenant (whose rids are lo..hi); call with writes
-        kept out (a locked read)."""
+    def tenants(self) -> list[int]:
+        """The tenants whose index is in memory."""
+        return list(self._by_tenant)
+
+    def get(self, tenant: int, load: Callable[[], Iterable[Sequence[TextRow]]],
+            position: int = 0) -> TextIndex:
+        """The index of a tenant; call with writes kept out (a locked read).
+        ``load`` gives the rows of its records with text (``words`` > 0), in
+        batches, and ``position`` the position of its change log they reflect."""
         index = self._by_tenant.get(tenant)
         if index is not None:
             self._budget.used(("texts", tenant))
@@ -198,21 +210,20 @@ class TextIndexes:
             index = self._by_tenant.get(tenant)
             if index is None:
                 index = TextIndex()
-                cur = conn.execute("SELECT rid, seq, status, words, terms FROM records "
-                                   "WHERE rid BETWEEN ? AND ? AND words > 0 ORDER BY rid", (lo, hi))
-                while True:
-                    rows = cur.fetchmany(8192)
-                    if not rows:
-                        break
+                for rows in load():
                     index.add(rows)
+                index.position = position
                 self._by_tenant[tenant] = index
                 self._budget.loaded(("texts", tenant), index.nbytes,
                                     lambda: self._by_tenant.pop(tenant, None))
         return index
 
-    def apply(self, conn: sqlite3.Connection, touched: Iterable[tuple[int, int]]) -> None:
+    def apply(self, rows_of: Callable[[list[int]], Iterable[TextRow]],
+              touched: Iterable[tuple[int, int]], positions: dict[int, int] | None = None) -> None:
         """Bring the loaded indexes up to date after a commit: ``touched``
-        holds the (tenant, rid) of every record written or removed."""
+        holds the (tenant, rid) of every record written or removed, and
+        ``rows_of`` gives the rows of the records among some rids that are
+        still there; ``positions`` the position each tenant's log is now at."""
         if not self._by_tenant:
             return
         by_tenant: dict[int, list[int]] = {}
@@ -221,17 +232,24 @@ class TextIndexes:
                 by_tenant.setdefault(tenant, []).append(rid)
         for tenant, rids in by_tenant.items():
             index = self._by_tenant[tenant]
-            found: dict[int, tuple[Any, ...]] = {}
+            found: dict[int, TextRow] = {}
             for start in range(0, len(rids), 500):
-                chunk = rids[start:start + 500]
-                for row in conn.execute("SELECT rid, seq, status, words, terms FROM records WHERE rid IN "
-                                        f"({','.join('?' * len(chunk))})", chunk):
+                for row in rows_of(rids[start:start + 500]):
                     found[row[0]] = row
             for rid in rids:
-                row = found.get(rid)
-                if row is None or not row[3]:
+                got = found.get(rid)
+                if got is None or not got[3]:
                     index.remove(rid)
             index.add(row for row in found.values() if row[3])
             if index.dead > 8192 and index.dead > len(index):
                 del self._by_tenant[tenant]  # loaded again on next use
                 self._budget.forget(("texts", tenant))
+        for tenant, position in (positions or {}).items():
+            loaded = self._by_tenant.get(tenant)
+            if loaded is not None:
+                loaded.position = position
+
+    def drop(self, tenant: int) -> None:
+        """Forget the index of a tenant, to be loaded again on next use."""
+        if self._by_tenant.pop(tenant, None) is not None:
+            self._budget.forget(("texts", tenant))

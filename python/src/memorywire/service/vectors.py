@@ -16,9 +16,8 @@ from __future__ import annotations
 import heapq
 import math
 import operator
-import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ import numpy.typing as npt
 
 from memorywire.service.budget import Budget
 
-__all__ = ["Indexes", "VectorRanking", "cosine", "error_bound", "raw_of", "STATUS_CODES"]
+__all__ = ["Indexes", "STATUS_CODES", "VectorRanking", "VectorRow", "cosine", "error_bound", "raw_of"]
 
 #: Rows of one block: the unit of a matrix-vector product and of growth.
 BLOCK = 8192
@@ -39,6 +38,12 @@ _F32 = np.dtype("<f4")
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
+#: An embedding as an index loads it: (rid, status, sequence, binary32 bytes, norm).
+VectorRow = tuple[int, str, int, bytes, float]
+#: A record written or removed, for ``Indexes.apply``: tenant, status (None
+#: when removed), sequence, and its embeddings (model, dimensions, binary32
+#: bytes, norm) or None when they did not change.
+Touched = tuple[int, "str | None", int, "list[Any] | None"]
 
 
 def error_bound(dims: int) -> float:
@@ -133,6 +138,8 @@ class Index:
         #: (their inv is 0); a query looks for them only when there are any.
         self.irregular = 0
         self.dead = 0
+        #: The position of the tenant's change log that the index reflects.
+        self.position = 0
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -249,8 +256,19 @@ class Indexes:
             self._budget.used(("vectors", tenant, model, dims))
         return index
 
-    def get(self, conn: sqlite3.Connection, tenant: int, model: str, dims: int) -> Index:
-        """The index of a group; call with writes kept out (a locked read)."""
+    def tenants(self) -> list[int]:
+        """The tenants that have an index in memory."""
+        return sorted({key[0] for key in list(self._by_key)})
+
+    def of_tenant(self, tenant: int) -> list[Index]:
+        """The indexes of a tenant that are in memory."""
+        return [index for key, index in list(self._by_key.items()) if key[0] == tenant]
+
+    def get(self, tenant: int, model: str, dims: int, load: Callable[[], Iterable[Sequence[VectorRow]]],
+            position: int = 0) -> Index:
+        """The index of a group; call with writes kept out (a locked read).
+        ``load`` gives its embeddings in batches, in rid order, and
+        ``position`` the position of the tenant's change log they reflect."""
         key = (tenant, model, dims)
         index = self._by_key.get(key)
         if index is not None:
@@ -260,24 +278,24 @@ class Indexes:
             index = self._by_key.get(key)
             if index is None:
                 index = Index(dims)
-                cur = conn.execute(
-                    "SELECT e.rid, r.status, r.seq, e.raw, e.norm "
-                    "FROM embeddings e JOIN records r ON r.rid = e.rid "
-                    "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
-                    (tenant, model, dims))
-                while True:
-                    rows = cur.fetchmany(BLOCK)
-                    if not rows:
-                        break
+                for rows in load():
                     index.add([x[0] for x in rows], [STATUS_CODES.get(x[1], 1) for x in rows],
                               [x[2] for x in rows], b"".join(x[3] for x in rows), [x[4] for x in rows])
+                index.position = position
                 self._by_key[key] = index
                 self._budget.loaded(("vectors", *key), index.nbytes,
                                     lambda: self._by_key.pop(key, None))
         return index
 
-    def apply(self, touched: Mapping[int, tuple[int, str | None, int, list[Any] | None]]) -> None:
-        """Bring the loaded indexes up to date after a commit."""
+    def drop(self, tenant: int) -> None:
+        """Forget the indexes of a tenant, to be loaded again on next use."""
+        for key in [k for k in list(self._by_key) if k[0] == tenant]:
+            if self._by_key.pop(key, None) is not None:
+                self._budget.forget(("vectors", *key))
+
+    def apply(self, touched: Mapping[int, Touched], positions: Mapping[int, int] | None = None) -> None:
+        """Bring the loaded indexes up to date after a commit; ``positions``:
+        the position each tenant's log is now at."""
         if not self._by_key:
             return
         for rid, (tenant, status, seq, embeddings) in touched.items():
@@ -297,6 +315,9 @@ class Indexes:
                 if index.dead > BLOCK and index.dead > len(index):
                     del self._by_key[(num, model, dims)]  # rebuilt on next use
                     self._budget.forget(("vectors", num, model, dims))
+        for tenant, position in (positions or {}).items():
+            for index in self.of_tenant(tenant):
+                index.position = position
 
 
 class VectorRanking:

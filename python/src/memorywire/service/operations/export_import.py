@@ -162,6 +162,7 @@ class ImportStream:
             count = 0
             for index, msg in enumerate(self._kept()):
                 svc.store.analyzer.prepare(r.text_of(x) for x in msg.get("records", ()))
+                tx.prefetch(t, [x["id"] for x in msg.get("records", ())])
                 for i, record in enumerate(msg.get("records", ())):
                     rec = r.canonical(record)
                     r.complete_scope(rec, scope, t.name)

@@ -27,6 +27,7 @@ class Put(Base):
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
+            tx.prefetch(t, [item["record"]["id"] for item in items])
             results = []
             for i, item in enumerate(items):
                 try:
