@@ -5,7 +5,7 @@ The servers run on each store: ``sqlite`` (a file in WAL mode) and
 ``postgresql`` (a database of the session's throwaway cluster), so that
 every test that uses them runs against both. A test about what only the
 SQLite store has (its file, its faults, its migrations) carries the marker
-``sqlite_only`` with the reason, and is skipped on PostgreSQL."""
+``sqlite_only`` with the reason, and is not run on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -29,33 +29,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only(reason): a test of what only the SQLite store has")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A test of what only SQLite has is not made for PostgreSQL at all.
+    postgres_only_copies = []
     for item in items:
-        marker = item.get_closest_marker("sqlite_only")
         callspec = getattr(item, "callspec", None)
-        if marker is None or callspec is None:
-            continue
-        if "postgresql" in (callspec.params.get("server"), callspec.params.get("serve")):
-            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "SQLite only")
-            item.add_marker(pytest.mark.skip(reason=f"SQLite only: {reason}"))
-
-
-def new_database(cluster: Any) -> str:
-    """The URL of a new, empty database of a cluster, created in SQL: the
-    tests' servers run gRPC threads, and a process with them had better not
-    fork (as running createdb would)."""
-    import psycopg
-
-    name = f"mw_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return str(cluster.dsn(name))
-
-
-@pytest.fixture
-def postgres_dsn(postgres_cluster: Any) -> str:
-    """The URL of a new, empty database of the session's cluster."""
-    return new_database(postgres_cluster)
+        if item.get_closest_marker("sqlite_only") is not None and callspec is not None \
+                and "postgresql" in (callspec.params.get("server"), callspec.params.get("serve")):
+            postgres_only_copies.append(item)
+    if postgres_only_copies:
+        config.hook.pytest_deselected(items=postgres_only_copies)
+        items[:] = [item for item in items if item not in postgres_only_copies]
 
 
 def open_test_store(kind: str, request: pytest.FixtureRequest, path: Path, **options: Any) -> Storage:
@@ -65,7 +49,7 @@ def open_test_store(kind: str, request: pytest.FixtureRequest, path: Path, **opt
         return Store(str(path), **options)
     from memorywire.service.postgres import PostgresStore
 
-    return PostgresStore(new_database(request.getfixturevalue("postgres_cluster")), **options)
+    return PostgresStore(request.getfixturevalue("postgres_cluster").create_database(), **options)
 
 
 @pytest.fixture(scope="session")
