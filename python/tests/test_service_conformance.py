@@ -34,7 +34,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from postgres_cluster import Cluster
 from tls_helpers import Pki, make_pki
+
+from memorywire.service.process import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -356,3 +359,21 @@ def test_reference_service_with_tls_and_tokens(secured_reference: tuple[str, Pki
     no_cert = Run(target, tmp_path / "no-cert", "--tls-ca", str(pki.ca), "--token-file", str(token),
                   "--timeout", "2")
     assert no_cert.done.returncode == 2 and "cannot be used" in no_cert.done.stderr
+
+
+def test_two_replicas_behind_a_round_robin_client_pass_as_one(postgres_cluster: Cluster, tmp_path: Path) -> None:
+    """Two ``memorywire serve`` processes on one PostgreSQL database, every
+    call sent to the next (operations.md section 4.8): a write through one
+    is read, searched and watched through the other, and the whole service
+    level passes as it does against one process."""
+    dsn = postgres_cluster.create_database()
+    flags = ["--max-workers", "64"]
+    with ServeProcess(dsn, flags) as one, ServeProcess(dsn, flags) as other:
+        run = Run(f"ipv4:{one.target},{other.target}", tmp_path, "--round-robin")
+        passed, failed, skipped = run.counts()
+        assert run.done.returncode == 0 and failed == 0, (
+            f"{failed} scenarios fail on replicas:\n{run.done.stdout[-6000:]}")
+        assert passed >= 60
+        calls = [sum(1 for line in p.lines if line.get("event") == "call") for p in (one, other)]
+    # Round robin: each replica answered a fair part of the calls.
+    assert min(calls) >= sum(calls) // 3, calls
