@@ -55,7 +55,7 @@ class _Credential(CredentialBase):  # type: ignore[misc]  # agentscope is Any ou
 class Echo(ChatModelBase):  # type: ignore[misc]
     """A local model that answers at once."""
 
-    class Parameters(BaseModel):  # type: ignore[misc]
+    class Parameters(BaseModel):  # type: ignore[misc, unused-ignore]
         pass
 
     def __init__(self) -> None:
