@@ -137,6 +137,16 @@ def test_msgpack_cases_decode_alike(data: bytes) -> None:
         _same(mm, RECORD, bytes([canonical[0] + 1]) + canonical[1:] + b"\xa2id\xa2r9")
 
 
+def test_a_timestamp_string_in_messagepack_takes_the_walkers() -> None:
+    doc = {**BASE, "created_at": "2026-05-09T10:00:00Z"}
+    _same(mm, RECORD, msgpack.packb(doc, use_bin_type=True))
+    packed = mm.encode(BASE)
+    at = packed.index(b"\xaacreated_at") + 11
+    # The timestamp extension (fixext 8 or ext 8 of 12 bytes) replaced by a string.
+    end = at + (10 if packed[at] == 0xD7 else 15 if packed[at] == 0xC7 else 6)
+    _same(mm, RECORD, packed[:at] + b"\xb42026-05-09T10:00:00Z" + packed[end:])
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_generated_documents_decode_alike(data: st.DataObject) -> None:

@@ -43,6 +43,11 @@ try:
 except ImportError:  # the pure-Python path serves every document
     msgspec = None  # type: ignore[assignment]
 
+#: msgspec's untyped JSON reader and writer: the document the walkers would
+#: read (the same values as orjson's), and its compact text.
+parse_json: Any = msgspec.json.Decoder().decode if msgspec else None
+write_json: Any = msgspec.json.encode if msgspec else None
+
 #: Whether the typed fast path is in use; tests turn it off to run the fallback.
 ENABLED = msgspec is not None and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
 
@@ -275,6 +280,8 @@ class _Builder:
             return Annotated[float, Meta(gt=-FLOAT32_OVERFLOW, lt=FLOAT32_OVERFLOW)]
         if k == m.TIMESTAMP:
             if self.form == "msgpack":
+                # A timestamp extension in range; msgspec also takes a string
+                # here, which the conversion to the JSON form then refuses.
                 return datetime.datetime
             return Annotated[str, Meta(pattern=_TIMESTAMP)]
         if k == m.BYTES:

@@ -54,7 +54,7 @@ _ORJSON_REASONS = (
 
 
 #: The errors that send a document from the fast path to the walkers.
-_FAST_ERRORS: tuple[type[Exception], ...] = (*_fast.ERRORS, orjson.JSONDecodeError)
+_FAST_ERRORS: tuple[type[Exception], ...] = _fast.ERRORS
 
 
 class _Duplicate(Exception):
@@ -204,7 +204,7 @@ class Decoder:
             return None
         try:
             self._fast.decode(data)
-            doc = orjson.loads(data)
+            doc = _fast.parse_json(data)
         except _FAST_ERRORS:
             return None
         # Both parsers keep the last of repeated members, so the document can
@@ -213,7 +213,7 @@ class Decoder:
         # separators as the bytes hold only when no member repeats. In the
         # compact output a quote inside a string is escaped, so plain counts
         # find its separators, unless a string ends in a backslash.
-        written = orjson.dumps(doc)
+        written = _fast.write_json(doc)
         if written != data and (b"\\\\" in written or _separators(data, escapes)
                                 != written.count(b'":') - written.count(b'\\":')):
             return None

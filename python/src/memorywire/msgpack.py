@@ -32,6 +32,8 @@ class Decoder:
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
         self._fast = _fast.decoder("msgpack", type, self.limits)
+        # The conversion to the JSON form of a document the fast path checked, in place.
+        self._trusted = _document.function("tu", type)
         self._packer = _msgpack.Packer(use_bin_type=True, datetime=False)
 
     def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
@@ -49,7 +51,7 @@ class Decoder:
         if self._packer.pack(raw) != data:
             return None
         try:
-            return self._unpacked(raw)  # type: ignore[no-any-return]
+            return self._trusted(raw)  # type: ignore[no-any-return]
         except _codec.PathError:
             return None
 
