@@ -665,6 +665,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
 
     side_by_side(items, codec, cfg, comps, compare_entry=compare)
+    before_after(items, codec, comps, compare_entry=compare)
 
     return {
         "environment": env,
@@ -792,6 +793,52 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
     ):
         compare_entry(label, base, subject, batch, kind, target, applies=not label.startswith("(k)"),
                       note=(note + "; " if note else "") + f"message and fact records{fast}")
+
+
+def before_after(items: Sequence[Item], codec: Codec, comps: list[Comparison],
+                 compare_entry: Callable[..., None]) -> None:
+    """(l) to (o): the codec with its typed fast path against the generated
+    walkers alone (what runs without msgspec, and what ran before the fast
+    path), over the whole corpus."""
+    try:
+        from memorywire import _fast
+    except ImportError:
+        return
+    if not _fast.ENABLED or codec.json is None or codec.msgpack is None or codec.protobuf is None:
+        return
+    _fast.ENABLED = False
+    _fast._decoders.clear()
+    try:
+        walkers = {"json": codec.json.Decoder(), "msgpack": codec.msgpack.Decoder()}
+    finally:
+        _fast.ENABLED = True
+        _fast._decoders.clear()
+    fast = {"json": codec.json.Decoder(), "msgpack": codec.msgpack.Decoder()}
+    to_protobuf = codec.protobuf.Encoder()
+    attr = {"json": "json", "msgpack": "msgpack"}
+
+    def mk(decoders: dict[str, Any], source: str, convert: bool) -> Batch:
+        decode_walk = decoders[source].decode_walk
+        write = to_protobuf.encode_valid
+        name = attr[source]
+
+        def b(batch: Sequence[Item]) -> None:
+            for it in batch:
+                doc, walk = decode_walk(getattr(it, name))
+                if convert:
+                    write(doc, walk)
+
+        return b
+
+    for label, source, convert in (
+        ("(l) json decode: walkers alone vs fast path", "json", False),
+        ("(m) msgpack decode: walkers alone vs fast path", "msgpack", False),
+        ("(n) json->protobuf: walkers alone vs fast path", "json", True),
+        ("(o) msgpack->protobuf: walkers alone vs fast path", "msgpack", True),
+    ):
+        compare_entry(label, ("walkers alone", mk(walkers, source, convert)),
+                      ("fast path", mk(fast, source, convert)), items, "faster", 1, applies=False,
+                      note="before and after the typed fast path; no target")
 
 
 def _fast_path() -> bool:
