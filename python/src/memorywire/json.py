@@ -53,6 +53,11 @@ _ORJSON_REASONS = (
 )
 
 
+#: The largest document the fast path reads. Beyond a few kilobytes a record
+#: is mostly float vectors, which the fast path parses twice and writes back
+#: once, while the walkers parse them once and check them whole in C.
+_FAST_MAX_BYTES = 4096
+
 #: The errors that send a document from the fast path to the walkers.
 _FAST_ERRORS: tuple[type[Exception], ...] = _fast.ERRORS
 
@@ -226,7 +231,7 @@ class Decoder:
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         data = _document.text_bytes(data, self.limits)
-        if self._fast is not None:
+        if self._fast is not None and len(data) <= _FAST_MAX_BYTES:
             fast = self._decode_fast(data)
             if fast is not None:
                 return fast, _rules.Walk(self.limits, tolerant=False)
