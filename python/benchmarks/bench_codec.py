@@ -13,16 +13,25 @@ Comparisons (targets from the design brief):
 
   (a) validation       memorywire.json.decode  vs  json.loads + jsonschema
                        (precompiled Draft202012Validator of record-document):
-                       target >= 50x faster.
+                       target >= 100x faster.
   (b) json->protobuf   memorywire.convert(source="json", target="protobuf")  vs
                        json.loads + jsonschema + json_format.ParseDict +
                        SerializeToString: target >= 30x faster.
   (c) json->protobuf   the same  vs  the raw limit orjson.loads + upb
                        SerializeToString of the equivalent prebuilt message:
-                       target <= 4x of it.
+                       target <= 3x of it.
   (d) msgpack->protobuf memorywire.convert(source="msgpack", target="protobuf")
                        vs msgpack.unpackb of the same bytes: target <= 3x of it
                        with --embeddings 768.
+
+Side by side with pydantic v2 and msgspec models of the same rules
+(baseline_models.py), over the message and fact records of the corpus:
+
+  (e) (f) JSON bytes to a validated record: >= 2x faster than pydantic,
+          <= 1.5x of msgspec.
+  (g) (h) MessagePack bytes to a validated record: the same targets.
+  (i) (j) a validated record to JSON and to MessagePack: <= 2x of msgspec.
+  (k) validate a plain dict and write it as JSON, against pydantic (no target).
 
 Usage:
 
@@ -182,6 +191,8 @@ class Item:
     proto: bytes | None = None
     message: Any = None  # the upb MemoryRecord of proto
     proto3: dict[str, Any] | None = None  # proto3 JSON form (json_format) of message, built lazily
+    #: The baselines' decoded records (msgspec Structs, pydantic models), for the encoders.
+    typed: dict[str, Any] = field(default_factory=dict)
 
 
 def _enum_prefix(enum_desc: Any) -> str:
@@ -621,7 +632,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ("memorywire.json.decode", mk_decode(codec.json, "json")) if codec.json else None,
         sample_a,
         "faster",
-        50,
+        100,
     )
     compare(
         "(b) json->protobuf: convert vs jsonschema + json_format",
@@ -637,7 +648,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ("memorywire.convert json->protobuf", conv_jp) if conv_jp else None,
         items,
         "within",
-        4,
+        3,
     )
     if codec.msgpack is not None:
         compare(
@@ -652,6 +663,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             applies=args.embeddings == 768,
             note="its target is stated for --embeddings 768",
         )
+
+    side_by_side(items, codec, cfg, comps, compare_entry=compare)
+    before_after(items, codec, comps, compare_entry=compare)
 
     return {
         "environment": env,
@@ -670,6 +684,169 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "_rows": rows,
         "_comps": comps,
     }
+
+
+def _baselines() -> Any:
+    """baseline_models, or None when pydantic or msgspec is not installed."""
+    try:
+        import baseline_models
+    except ImportError:
+        return None
+    return baseline_models
+
+
+def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[Comparison],
+                 compare_entry: Callable[..., None]) -> None:
+    """(e) to (k): memorywire against pydantic and msgspec models of the same
+    rules, over the message and fact records of the corpus."""
+    import msgpack
+    import msgspec
+
+    bm = _baselines()
+    if bm is None or codec.json is None or codec.msgpack is None:
+        print("pydantic or msgspec is missing (pip install -e 'python[bench]'): "
+              "no side-by-side comparisons", file=sys.stderr)
+        return
+    batch = [it for it in items if it.doc.get("kind") in ("message", "fact")]
+    if not batch:
+        return
+    js_dec = msgspec.json.Decoder(bm.MemoryRecord)
+    mp_dec = msgspec.msgpack.Decoder(bm.MpMemoryRecord)
+    for it in batch:
+        assert it.msgpack is not None
+        it.typed["msgspec"] = js_dec.decode(it.json)
+        it.typed["msgspec_mp"] = mp_dec.decode(it.msgpack)
+        it.typed["pydantic"] = bm.PMemoryRecord.model_validate_json(it.json)
+    json_enc = codec.json.Encoder()
+    mp_enc = codec.msgpack.Encoder()
+    validate_json = bm.PMemoryRecord.model_validate_json
+    validate_mp = bm.PMpMemoryRecord.model_validate
+    validate_dict = bm.PMemoryRecord.model_validate
+
+    def b_pydantic_json(batch: Sequence[Item]) -> None:
+        for it in batch:
+            validate_json(it.json)
+
+    def b_msgspec_json(batch: Sequence[Item], decode: Any = js_dec.decode) -> None:
+        for it in batch:
+            decode(it.json)
+
+    def b_pydantic_mp(batch: Sequence[Item], unpackb: Any = msgpack.unpackb) -> None:
+        for it in batch:
+            validate_mp(unpackb(it.msgpack, timestamp=3))
+
+    def b_msgspec_mp(batch: Sequence[Item], decode: Any = mp_dec.decode) -> None:
+        for it in batch:
+            decode(it.msgpack)
+
+    def b_json_decode(batch: Sequence[Item], decode: Any = codec.json.decode) -> None:
+        for it in batch:
+            decode(it.json)
+
+    def b_mp_decode(batch: Sequence[Item], decode: Any = codec.msgpack.decode) -> None:
+        for it in batch:
+            decode(it.msgpack)
+
+    def b_msgspec_json_enc(batch: Sequence[Item], encode: Any = msgspec.json.encode) -> None:
+        for it in batch:
+            encode(it.typed["msgspec"])
+
+    def b_msgspec_mp_enc(batch: Sequence[Item], encode: Any = msgspec.msgpack.encode) -> None:
+        for it in batch:
+            encode(it.typed["msgspec_mp"])
+
+    def b_json_enc(batch: Sequence[Item], encode: Any = json_enc.encode_valid) -> None:
+        for it in batch:
+            encode(it.doc)
+
+    def b_mp_enc(batch: Sequence[Item], encode: Any = mp_enc.encode_valid) -> None:
+        for it in batch:
+            encode(it.doc)
+
+    def b_pydantic_dict(batch: Sequence[Item]) -> None:
+        for it in batch:
+            validate_dict(it.doc).model_dump_json(by_alias=True, exclude_unset=True)
+
+    def b_validate_encode(batch: Sequence[Item], encode: Any = codec.json.encode) -> None:
+        for it in batch:
+            encode(it.doc)
+
+    fast = "; fast path " + ("on" if _fast_path() else "off")
+    for label, base, subject, kind, target, note in (
+        ("(e) json decode vs pydantic", ("pydantic model_validate_json", b_pydantic_json),
+         ("memorywire.json.decode", b_json_decode), "faster", 2, ""),
+        ("(f) json decode vs msgspec", ("msgspec.json Decoder(Struct)", b_msgspec_json),
+         ("memorywire.json.decode", b_json_decode), "within", 1.5, ""),
+        ("(g) msgpack decode vs pydantic", ("msgpack.unpackb + pydantic model_validate", b_pydantic_mp),
+         ("memorywire.msgpack.decode", b_mp_decode), "faster", 2, ""),
+        ("(h) msgpack decode vs msgspec", ("msgspec.msgpack Decoder(Struct)", b_msgspec_mp),
+         ("memorywire.msgpack.decode", b_mp_decode), "within", 1.5, ""),
+        ("(i) json encode vs msgspec", ("msgspec.json.encode(Struct)", b_msgspec_json_enc),
+         ("memorywire.json Encoder.encode_valid", b_json_enc), "within", 2,
+         "a record already validated: no validation on either side"),
+        ("(j) msgpack encode vs msgspec", ("msgspec.msgpack.encode(Struct)", b_msgspec_mp_enc),
+         ("memorywire.msgpack Encoder.encode_valid", b_mp_enc), "within", 2,
+         "a record already validated: no validation on either side"),
+        ("(k) validate + json encode vs pydantic", ("pydantic model_validate + model_dump_json", b_pydantic_dict),
+         ("memorywire.json.encode", b_validate_encode), "faster", 1,
+         "a plain dict, validated then written; no target, for reference"),
+    ):
+        compare_entry(label, base, subject, batch, kind, target, applies=not label.startswith("(k)"),
+                      note=(note + "; " if note else "") + f"message and fact records{fast}")
+
+
+def before_after(items: Sequence[Item], codec: Codec, comps: list[Comparison],
+                 compare_entry: Callable[..., None]) -> None:
+    """(l) to (o): the codec with its typed fast path against the generated
+    walkers alone (what runs without msgspec, and what ran before the fast
+    path), over the whole corpus."""
+    try:
+        from memorywire import _fast
+    except ImportError:
+        return
+    if not _fast.ENABLED or codec.json is None or codec.msgpack is None or codec.protobuf is None:
+        return
+    _fast.ENABLED = False
+    _fast._decoders.clear()
+    try:
+        walkers = {"json": codec.json.Decoder(), "msgpack": codec.msgpack.Decoder()}
+    finally:
+        _fast.ENABLED = True
+        _fast._decoders.clear()
+    fast = {"json": codec.json.Decoder(), "msgpack": codec.msgpack.Decoder()}
+    to_protobuf = codec.protobuf.Encoder()
+    attr = {"json": "json", "msgpack": "msgpack"}
+
+    def mk(decoders: dict[str, Any], source: str, convert: bool) -> Batch:
+        decode_walk = decoders[source].decode_walk
+        write = to_protobuf.encode_valid
+        name = attr[source]
+
+        def b(batch: Sequence[Item]) -> None:
+            for it in batch:
+                doc, walk = decode_walk(getattr(it, name))
+                if convert:
+                    write(doc, walk)
+
+        return b
+
+    for label, source, convert in (
+        ("(l) json decode: walkers alone vs fast path", "json", False),
+        ("(m) msgpack decode: walkers alone vs fast path", "msgpack", False),
+        ("(n) json->protobuf: walkers alone vs fast path", "json", True),
+        ("(o) msgpack->protobuf: walkers alone vs fast path", "msgpack", True),
+    ):
+        compare_entry(label, ("walkers alone", mk(walkers, source, convert)),
+                      ("fast path", mk(fast, source, convert)), items, "faster", 1, applies=False,
+                      note="before and after the typed fast path; no target")
+
+
+def _fast_path() -> bool:
+    try:
+        from memorywire import _fast
+    except ImportError:
+        return False
+    return bool(_fast.ENABLED)
 
 
 def print_report(res: dict[str, Any]) -> None:

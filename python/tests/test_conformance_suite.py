@@ -106,6 +106,16 @@ def test_reference_testee_passes_every_case(reference_run: Run) -> None:
     assert {c["level"] for c in cases} <= {"required", "recommended"}
 
 
+def test_reference_testee_passes_without_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walkers alone, as where msgspec is not installed, pass every case too."""
+    monkeypatch.setenv("MEMORYWIRE_PURE", "1")
+    run = run_with_report(REFERENCE, tmp_path)
+    passed, failed, _skipped = counts(run.done)
+    assert run.done.returncode == 0 and failed == 0, (
+        f"{failed} cases fail:\n" + "\n".join(sorted(run.failed_ids())[:200]))
+    assert passed >= 1
+
+
 def test_reference_run_is_fast(reference_run: Run) -> None:
     assert reference_run.elapsed < 60, f"the codec suite took {reference_run.elapsed:.1f} s"
 

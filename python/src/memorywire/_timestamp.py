@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, timedelta
 
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_EPOCH = datetime(1970, 1, 1)
 MIN_SECONDS = (date(1, 1, 1).toordinal() - _EPOCH_ORDINAL) * 86400
 MAX_SECONDS = (date(9999, 12, 31).toordinal() - _EPOCH_ORDINAL) * 86400 + 86399
 
@@ -32,11 +33,11 @@ def parse(text: str) -> tuple[int, int]:
 
 def format(seconds: int, nanos: int) -> str:
     """The canonical form: no fraction when it is zero, else 3, 6 or 9 digits."""
-    days, rest = divmod(seconds, 86400)
-    d = date.fromordinal(days + _EPOCH_ORDINAL)
-    hh, rest = divmod(rest, 3600)
-    mm, ss = divmod(rest, 60)
-    head = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{hh:02d}:{mm:02d}:{ss:02d}"
+    # The date and time of day in C: isoformat pads the year to four digits.
+    try:
+        head = (_EPOCH + timedelta(seconds=seconds)).isoformat()
+    except OverflowError:
+        raise ValueError(f"{seconds} s from the epoch is outside 0001..9999") from None
     if nanos == 0:
         return head + "Z"
     if nanos % 1_000_000 == 0:

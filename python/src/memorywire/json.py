@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from memorywire import _diagnose, _document
+from memorywire import _diagnose, _document, _fast, _rules
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._compiled import LONG_INTEGER
@@ -51,6 +51,15 @@ _ORJSON_REASONS = (
     ("unexpected end of data", "TRUNCATED"),
     ("EOF while parsing", "TRUNCATED"),
 )
+
+
+#: The largest document the fast path reads. Beyond a few kilobytes a record
+#: is mostly float vectors, which the fast path parses twice and writes back
+#: once, while the walkers parse them once and check them whole in C.
+_FAST_MAX_BYTES = 4096
+
+#: The errors that send a document from the fast path to the walkers.
+_FAST_ERRORS: tuple[type[Exception], ...] = _fast.ERRORS
 
 
 class _Duplicate(Exception):
@@ -190,6 +199,30 @@ class Decoder:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
         _document.info(type)
+        self._fast = _fast.decoder("json", type, self.limits)
+
+    def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
+        """The document, if the typed decoder accepts it and the parse cannot
+        have hidden a repeated member or the token -0; else None."""
+        escapes = b"\\" in data
+        if (escapes and b"\\\\" in data) or _NEGATIVE_ZERO_TOKEN.search(data) is not None:
+            return None
+        try:
+            self._fast.decode(data)
+            doc = _fast.parse_json(data)
+        except _FAST_ERRORS:
+            return None
+        # Both parsers keep the last of repeated members, so the document can
+        # hold fewer members than the bytes. Written back compactly, it gives
+        # the same bytes (the common case: compact input) or as many member
+        # separators as the bytes hold only when no member repeats. In the
+        # compact output a quote inside a string is escaped, so plain counts
+        # find its separators, unless a string ends in a backslash.
+        written = _fast.write_json(doc)
+        if written != data and (b"\\\\" in written or _separators(data, escapes)
+                                != written.count(b'":') - written.count(b'\\":')):
+            return None
+        return doc  # type: ignore[no-any-return]
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
@@ -198,6 +231,10 @@ class Decoder:
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         data = _document.text_bytes(data, self.limits)
+        if self._fast is not None and len(data) <= _FAST_MAX_BYTES:
+            fast = self._decode_fast(data)
+            if fast is not None:
+                return fast, _rules.Walk(self.limits, tolerant=False)
         doc = _parse(data, self.limits.max_depth)
         if doc is not None and type(doc) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")

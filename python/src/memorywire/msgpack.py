@@ -7,12 +7,15 @@ from typing import Any
 
 import msgpack as _msgpack
 
-from memorywire import _codec, _diagnose, _document
+from memorywire import _codec, _diagnose, _document, _fast, _rules
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import DecodeError, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
+
+#: The errors that send a document from the fast path to the walkers.
+_FAST_ERRORS: tuple[type[Exception], ...] = (*_fast.ERRORS, ValueError, TypeError)
 
 
 class Decoder:
@@ -28,6 +31,29 @@ class Decoder:
             max_str_len=lim.max_string_bytes, max_bin_len=lim.max_document_bytes,
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
+        self._fast = _fast.decoder("msgpack", type, self.limits)
+        # The conversion to the JSON form of a document the fast path checked, in place.
+        self._trusted = _document.function("tu", type)
+        self._packer = _msgpack.Packer(use_bin_type=True, datetime=False)
+
+    def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
+        """The document, if the typed decoder accepts it and it holds no
+        repeated key; else None."""
+        try:
+            self._fast.decode(data)
+            raw = _msgpack.unpackb(data, **self._options)
+        except _FAST_ERRORS:
+            return None
+        # Both unpackers keep the last of repeated keys, which leaves a map
+        # with fewer entries than its header counts: the document packs back
+        # to its own bytes only when no key repeats (and it was written in the
+        # shortest forms, as memorywire writes it; other bytes take the walkers).
+        if self._packer.pack(raw) != data:
+            return None
+        try:
+            return self._trusted(raw)  # type: ignore[no-any-return]
+        except _codec.PathError:
+            return None
 
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
@@ -72,6 +98,10 @@ class Decoder:
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         _document.check_size(data, self.limits)
+        if self._fast is not None:
+            doc = self._decode_fast(data)
+            if doc is not None:
+                return doc, _rules.Walk(self.limits, tolerant=False)
         try:
             raw = self._unpack(data, _diagnose.unique_pairs)
         except _diagnose.Duplicate:

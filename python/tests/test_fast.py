@@ -1,0 +1,160 @@
+"""The typed fast path (memorywire._fast) against the walkers alone.
+
+The fast path only accepts: every document must decode to the same value,
+or fail with the same error, with and without it. The walkers' path is also
+what runs where msgspec is absent; test_conformance_suite.py runs the whole
+suite on it (MEMORYWIRE_PURE=1).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+import pytest
+import strategies as S
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import memorywire.json as mj
+import memorywire.msgpack as mm
+from memorywire import _fast
+from memorywire.errors import MemorywireError
+
+pytest.importorskip("msgspec")
+
+RECORD = "memorywire.v1.MemoryRecord"
+BASE: dict[str, Any] = {
+    "specversion": "1.0", "id": "r1", "kind": "message", "created_at": "2026-05-09T10:00:00.123Z",
+    "message": {"role": "user", "content": [{"text": {"text": "hello"}}]},
+    "metadata": {"a": [1, 2.5, None, {"b": "c"}]}, "tags": ["x"],
+}
+
+
+def _decoders(module: Any, type_name: str) -> tuple[Any, Any]:
+    """A decoder with the fast path and one without it."""
+    fast = module.Decoder(type_name)
+    saved = _fast.ENABLED
+    _fast.ENABLED = False
+    try:
+        _fast._decoders.clear()
+        pure = module.Decoder(type_name)
+    finally:
+        _fast.ENABLED = saved
+        _fast._decoders.clear()
+    assert pure._fast is None
+    return fast, pure
+
+
+def _outcome(decoder: Any, data: bytes) -> Any:
+    try:
+        doc, walk = decoder.decode_walk(data)
+    except MemorywireError as e:
+        return ("error", type(e).__name__, e.reason, [(v.pointer, v.reason) for v in e.violations])
+    return ("ok", json.dumps(doc, sort_keys=True, default=repr), list(walk.unknown))
+
+
+def _same(module: Any, type_name: str, data: bytes) -> None:
+    fast, pure = _decoders(module, type_name)
+    assert _outcome(fast, data) == _outcome(pure, data)
+
+
+def test_the_fast_path_serves_records() -> None:
+    fast, pure = _decoders(mj, RECORD)
+    assert fast._fast is not None
+    assert fast._decode_fast(json.dumps(BASE, separators=(",", ":")).encode()) == BASE
+    fast, pure = _decoders(mm, RECORD)
+    assert fast._fast is not None
+    assert fast._decode_fast(mm.encode(BASE)) == BASE
+
+
+def _text(doc: Any) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+CASES = [
+    _text(BASE),
+    json.dumps(BASE, indent=2).encode(),
+    _text(BASE)[:-1] + b',"id":"r2"}',  # a repeated member
+    _text(BASE).replace(b'"id":"r1"', b'"id" : "r1","id":"r2"'),  # spaced, then repeated
+    _text(BASE).replace(b'"a":[', b'"a":[-0,'),
+    _text({**BASE, "specversion": "1.1", "novel": 1}),
+    _text({**BASE, "specversion": "2.0"}),
+    _text({**BASE, "created_at": "2024-02-29T00:00:00Z"}),
+    _text({**BASE, "created_at": "2023-02-29T00:00:00Z"}),
+    _text({**BASE, "created_at": "2023-04-31T00:00:00Z"}),
+    _text({**BASE, "created_at": "0000-01-01T00:00:00Z"}),
+    _text({**BASE, "novel": 1}),
+    _text({**BASE, "key": None}),
+    _text({**BASE, "sequence": 1.0}),
+    _text({**BASE, "sequence": True}),
+    _text({**BASE, "sequence": 2**53}),
+    _text({**BASE, "metadata": {"big": 2**63}}),
+    _text({**BASE, "metadata": {"big": 1e19}}),
+    _text({**BASE, "metadata": {"deep": json.loads("[" * 40 + "]" * 40)}}),
+    _text({**BASE, "fact": {"text": "two payloads"}}),
+    _text({**BASE, "kind": "fact"}),
+    _text({**BASE, "lifecycle": {"status": "deleted"}}),
+    _text({**BASE, "message": {"role": "user", "content": [{}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"media": {"mime_type": "image/png"}}]}}),
+    _text({**BASE, "message": {"role": "user", "name": "x" * 257}}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 1], "dimensions": 3}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 1e39]}]}),
+    _text({**BASE, "tags": ["x@"]}).replace(b"x@", b"x\\ud800"),
+    _text({**BASE, "tags": ['a\\']}),
+    _text({**BASE, "tags": ['a":b']}),
+    b'{"a":' * 2000 + b"1" + b"}" * 2000,
+    b"[]",
+    _text(BASE) + b"x",
+]
+
+
+@pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
+def test_json_cases_decode_alike(data: bytes) -> None:
+    _same(mj, RECORD, data)
+
+
+@pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
+def test_msgpack_cases_decode_alike(data: bytes) -> None:
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return
+    try:
+        packed = msgpack.packb(doc, use_bin_type=True)
+    except (ValueError, OverflowError):  # a lone surrogate, an integer beyond 64 bits
+        return
+    _same(mm, RECORD, packed)
+    if type(doc) is dict and "created_at" in doc:
+        try:
+            canonical = mm.encode(doc)
+        except MemorywireError:
+            return
+        _same(mm, RECORD, canonical)
+        _same(mm, RECORD, canonical[:1] + canonical[1:] + b"\xc0")
+        # A repeated key: the header counts one entry more.
+        _same(mm, RECORD, bytes([canonical[0] + 1]) + canonical[1:] + b"\xa2id\xa2r9")
+
+
+def test_a_timestamp_string_in_messagepack_takes_the_walkers() -> None:
+    doc = {**BASE, "created_at": "2026-05-09T10:00:00Z"}
+    _same(mm, RECORD, msgpack.packb(doc, use_bin_type=True))
+    packed = mm.encode(BASE)
+    at = packed.index(b"\xaacreated_at") + 11
+    # The timestamp extension (fixext 8 or ext 8 of 12 bytes) replaced by a string.
+    end = at + (10 if packed[at] == 0xD7 else 15 if packed[at] == 0xC7 else 6)
+    _same(mm, RECORD, packed[:at] + b"\xb42026-05-09T10:00:00Z" + packed[end:])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_generated_documents_decode_alike(data: st.DataObject) -> None:
+    type_name = data.draw(st.sampled_from([RECORD, "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest"]))
+    doc = data.draw(S.documents(type_name))
+    _same(mj, type_name, _text(doc))
+    try:
+        packed = mm.encode(doc, type=type_name)
+    except MemorywireError:
+        return
+    _same(mm, type_name, packed)
