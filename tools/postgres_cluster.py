@@ -7,7 +7,7 @@ removed when it stops.
         dsn = cluster.create_database("t1")   # postgresql://memorywire@127.0.0.1:PORT/t1
 
 ``python tools/postgres_cluster.py`` starts one and prints its address, for a
-try by hand; it stops on Ctrl-C.
+try by hand; it stops, and removes the cluster, on Ctrl-C or SIGTERM.
 
 The server runs with ``fsync=off``: a test or benchmark never outlives the
 cluster's machine, and what the tests kill is a memorywire replica, never
@@ -20,6 +20,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -178,7 +179,12 @@ class Cluster:
         self.stop()
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by kill as by Ctrl-C: the cluster goes too
     try:
         cluster = Cluster.start()
     except PostgresUnavailable as e:
