@@ -4,17 +4,22 @@
 """Load and latency of the reference memory service (memorywire.service).
 
 Three parts, each against a real server (``python -m memorywire.service``, a
-subprocess on 127.0.0.1 with a port the system picks, on a store file in a
-temporary directory) and the Python client (memorywire.client.Client):
+subprocess on 127.0.0.1 with a port the system picks, on a SQLite file in a
+temporary directory or a database of a throwaway PostgreSQL cluster) and the
+Python client (memorywire.client.Client):
 
   load    N concurrent clients, each in a thread, send a mix of operations
           (put, get, history, text search, vector search, update) to one
           tenant for a bounded time and a bounded number of operations, and
           the script reports operations/s and the p50 and p99 latency of
-          each operation.
+          each operation, for each of --stores side by side: a SQLite file
+          (sqlite), one replica on a PostgreSQL database (postgresql), and
+          two replicas on one database with the clients spread over both
+          (postgresql-2).
 
-  vector  a store of --records records with one --dims-dimensional float32
-          embedding each (100,000 x 384 by default) is written, then the
+  vector  for each of --vector-stores, a store of --records records with
+          one --dims-dimensional float32 embedding each (100,000 x 384 by
+          default) is written, then the
           server answers --queries vector searches (limit 10), and the script
           reports the p50 and p99 latency, the first (cold) query apart, and
           text and hybrid (text + vector) searches the same way, the first
@@ -27,10 +32,15 @@ temporary directory) and the Python client (memorywire.client.Client):
 
 Every loop is bounded in count and time and stops by itself; all traffic stays
 on loopback. Numbers depend on the machine and on what else runs on it.
+PostgreSQL is a throwaway cluster on loopback (tools/postgres_cluster.py:
+Debian's server, installed where it is missing), with fsync off; the SQLite
+store runs with its default synchronous=FULL.
 
 Usage:
 
     python bench_service.py [--clients 8] [--seconds 10] [--ops 20000]
+                            [--stores sqlite,postgresql,postgresql-2]
+                            [--vector-stores sqlite,postgresql]
                             [--records 100000] [--dims 384] [--queries 30]
                             [--tenants 2000] [--skip-load] [--skip-vector]
                             [--skip-tenants] [--json]
@@ -49,12 +59,17 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from memorywire.client import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+
+from postgres_cluster import Cluster  # noqa: E402
 
 from memorywire.service.process import ServeProcess  # noqa: E402
 
@@ -62,6 +77,42 @@ from memorywire.service.process import ServeProcess  # noqa: E402
 SERVE_FLAGS = ["--quiet", "--max-workers", "64", "--no-warm"]
 
 SPEC = "1.0"
+#: The deployments the load part compares: a store kind and a number of replicas.
+DEPLOYMENTS = {"sqlite": ("sqlite", 1), "postgresql": ("postgresql", 1), "postgresql-2": ("postgresql", 2)}
+
+
+class Stores:
+    """Where the stores of a run live: files in a directory, and databases
+    of one PostgreSQL cluster, started when first needed."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.cluster: Cluster | None = None
+
+    def new(self, kind: str, name: str) -> str:
+        if kind == "sqlite":
+            return str(self.workdir / f"{name}.sqlite3")
+        if self.cluster is None:
+            log("postgresql: starting a throwaway cluster")
+            self.cluster = Cluster.start()
+        return self.cluster.create_database(name.replace("-", "_"))
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
+
+
+@contextmanager
+def serving(store: str, replicas: int) -> Iterator[list[ServeProcess]]:
+    """``replicas`` processes of memorywire serve on one store."""
+    servers: list[ServeProcess] = []
+    try:
+        for _ in range(replicas):
+            servers.append(ServeProcess(store, SERVE_FLAGS))
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
 
 
 def log(msg: str) -> None:
@@ -87,14 +138,14 @@ def vector(rng: random.Random, dims: int) -> list[float]:
 # -- load ------------------------------------------------------------------------------
 
 
-def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = ServeProcess(workdir / "load.sqlite3", SERVE_FLAGS)
+def run_load(args: argparse.Namespace, stores: Stores, deployment: str) -> dict[str, Any]:
+    kind, replicas = DEPLOYMENTS[deployment]
     dims = 32
     words = ("window seat vegetarian flight hotel meeting report budget launch review design "
              "deadline invoice travel coffee music garden").split()
-    try:
-        log(f"load: server at {server.target}; seeding 2000 records")
-        with Client(server.target, tenant="bench") as mw:
+    with serving(stores.new(kind, f"load-{deployment}"), replicas) as servers:
+        log(f"load ({deployment}): {', '.join(s.target for s in servers)}; seeding 2000 records")
+        with Client(servers[0].target, tenant="bench") as mw:
             rng = random.Random(1)
             for start in range(0, 2000, 500):
                 mw.put([{"id": f"seed-{i}", "kind": "fact",
@@ -112,7 +163,8 @@ def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         def client(n: int) -> None:
             rng = random.Random(100 + n)
             mine: dict[str, list[float]] = defaultdict(list)
-            with Client(server.target, tenant="bench", timeout=30) as mw:
+            # The clients are spread over the replicas, one each in turn.
+            with Client(servers[n % len(servers)].target, tenant="bench", timeout=30) as mw:
                 barrier.wait()
                 i = 0
                 while time.monotonic() < deadline:
@@ -161,23 +213,23 @@ def run_load(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             t.join()
         elapsed = time.perf_counter() - started
         total = sum(len(v) for v in latencies.values())
-        return {"clients": args.clients, "seconds": round(elapsed, 2), "operations": total,
+        return {"deployment": deployment, "replicas": replicas, "clients": args.clients,
+                "seconds": round(elapsed, 2), "operations": total,
                 "operations_per_second": round(total / elapsed, 1), "errors": dict(errors),
                 "by_operation": {op: summary(xs) for op, xs in sorted(latencies.items())}}
-    finally:
-        server.stop()
 
 
 # -- vector search at scale ---------------------------------------------------------
 
 
-def build_store(path: Path, records: int, dims: int) -> dict[str, float]:
+def build_store(location: str, records: int, dims: int) -> dict[str, float]:
     """Write the store in-process (the same code the server runs), in
     batches of 1000 records, one transaction each."""
-    from memorywire.service import Service, Store
+    from memorywire.service import Service
     from memorywire.service.operations import Call
+    from memorywire.service.stores import is_postgres, open_store
 
-    store = Store(str(path), synchronous="NORMAL")
+    store = open_store(location) if is_postgres(location) else open_store(location, synchronous="NORMAL")
     svc = Service(store)
     rng = random.Random(7)
     started = time.perf_counter()
@@ -196,17 +248,19 @@ def build_store(path: Path, records: int, dims: int) -> dict[str, float]:
             "records_per_second": round(records / elapsed, 1)}
 
 
-def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+def run_vector(args: argparse.Namespace, stores: Stores, kind: str) -> dict[str, Any]:
     keep = Path(args.keep) if args.keep else None
-    path = (keep or workdir) / f"vectors-{args.records}x{args.dims}.sqlite3"
-    if keep is not None and path.exists():
+    name = f"vectors-{args.records}x{args.dims}"
+    path = keep / f"{name}.sqlite3" if keep is not None and kind == "sqlite" else None
+    if path is not None and path.exists():
         log(f"vector: reusing {path}")
+        location = str(path)
         load: dict[str, Any] = {"records": args.records, "seconds": None, "records_per_second": None}
     else:
-        log(f"vector: writing {args.records} records x {args.dims} dimensions")
-        load = build_store(path, args.records, args.dims)
-    server = ServeProcess(path, SERVE_FLAGS)
-    try:
+        location = str(path) if path is not None else stores.new(kind, name)
+        log(f"vector ({kind}): writing {args.records} records x {args.dims} dimensions")
+        load = build_store(location, args.records, args.dims)
+    with serving(location, 1) as (server,):
         rng = random.Random(11)
         with Client(server.target, tenant="bench", timeout=120) as mw:
             started = time.perf_counter()
@@ -237,20 +291,17 @@ def run_vector(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 mw.search(f"topic {i % 97}", vector=q)
                 hybrid.append(time.perf_counter() - t0)
-        return {"load": load, "dims": args.dims, "cold_first_query_ms": round(cold * 1000, 1),
+        return {"store": kind, "load": load, "dims": args.dims, "cold_first_query_ms": round(cold * 1000, 1),
                 "cold_first_hybrid_ms": round(cold_hybrid * 1000, 1),
                 "vector_search": summary(warm), "text_search": summary(text),
                 "hybrid_search": summary(hybrid)}
-    finally:
-        server.stop()
 
 
 # -- new tenants ----------------------------------------------------------------------
 
 
-def run_tenants(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = ServeProcess(workdir / "tenants.sqlite3", SERVE_FLAGS)
-    try:
+def run_tenants(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    with serving(stores.new("sqlite", "tenants"), 1) as (server,):
         log(f"tenants: one Put in each of {args.tenants} new tenants")
         latencies: list[float] = []
         deadline = time.monotonic() + max(60.0, args.seconds * 6)
@@ -263,8 +314,21 @@ def run_tenants(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         window = min(100, max(1, len(latencies) // 2))
         return {"tenants": len(latencies), "first": summary(latencies[:window]),
                 "last": summary(latencies[-window:])}
-    finally:
-        server.stop()
+
+
+def _deployments(text: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    unknown = [x for x in names if x not in DEPLOYMENTS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"choose among {', '.join(DEPLOYMENTS)}")
+    return names
+
+
+def _kinds(text: str) -> list[str]:
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if not names or any(x not in ("sqlite", "postgresql") for x in names):
+        raise argparse.ArgumentTypeError("choose among sqlite, postgresql")
+    return names
 
 
 def main() -> int:
@@ -276,6 +340,11 @@ def main() -> int:
     p.add_argument("--dims", type=int, default=384)
     p.add_argument("--queries", type=int, default=30)
     p.add_argument("--tenants", type=int, default=2000)
+    p.add_argument("--stores", default="sqlite,postgresql,postgresql-2", type=_deployments,
+                   help="the deployments the load part compares, side by side: "
+                        f"{', '.join(DEPLOYMENTS)} (default all)")
+    p.add_argument("--vector-stores", default="sqlite,postgresql", type=_kinds,
+                   help="the stores of the vector part: sqlite, postgresql (default both)")
     p.add_argument("--skip-load", action="store_true")
     p.add_argument("--skip-vector", action="store_true")
     p.add_argument("--skip-tenants", action="store_true")
@@ -288,12 +357,16 @@ def main() -> int:
                     "cpus": os.cpu_count(), "load_average": os.getloadavg()},
     }
     with tempfile.TemporaryDirectory(prefix="memorywire-bench-") as tmp:
-        if not args.skip_load:
-            report["load"] = run_load(args, Path(tmp))
-        if not args.skip_vector:
-            report["vector"] = run_vector(args, Path(tmp))
-        if not args.skip_tenants:
-            report["tenants"] = run_tenants(args, Path(tmp))
+        stores = Stores(Path(tmp))
+        try:
+            if not args.skip_load:
+                report["load"] = [run_load(args, stores, d) for d in args.stores]
+            if not args.skip_vector:
+                report["vector"] = [run_vector(args, stores, k) for k in args.vector_stores]
+            if not args.skip_tenants:
+                report["tenants"] = run_tenants(args, stores)
+        finally:
+            stores.close()
     report["machine"]["load_average_after"] = os.getloadavg()
     if args.json:
         print(json.dumps(report, indent=2))
@@ -302,19 +375,24 @@ def main() -> int:
     print(f"python {m['python']} on {m['platform']}, {m['cpus']} CPUs, "
           f"load average {m['load_average'][0]:.2f} before, {m['load_average_after'][0]:.2f} after")
     if "load" in report:
-        r = report["load"]
-        print(f"\nload: {r['clients']} clients, {r['operations']} operations in {r['seconds']} s: "
-              f"{r['operations_per_second']} operations/s; errors {r['errors'] or 'none'}")
-        print(f"  {'operation':<15}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'mean ms':>10}")
-        for op, s in r["by_operation"].items():
-            print(f"  {op:<15}{s['count']:>8}{s['p50_ms']:>10}{s['p99_ms']:>10}{s['mean_ms']:>10}")
-    if "vector" in report:
-        v = report["vector"]
+        runs = report["load"]
+        print(f"\nload: {args.clients} clients, at most {args.seconds} s / {args.ops} operations, "
+              "p50 / p99 ms of each operation")
+        print(f"  {'':<15}" + "".join(f"{r['deployment']:>22}" for r in runs))
+        print(f"  {'operations/s':<15}" + "".join(f"{r['operations_per_second']:>22}" for r in runs))
+        print(f"  {'errors':<15}" + "".join(f"{sum(r['errors'].values()):>22}" for r in runs))
+        for op in sorted({op for r in runs for op in r["by_operation"]}):
+            cells = []
+            for r in runs:
+                s = r["by_operation"].get(op, {"count": 0})
+                cells.append(f"{s['p50_ms']} / {s['p99_ms']}" if s["count"] else "-")
+            print(f"  {op:<15}" + "".join(f"{c:>22}" for c in cells))
+    for v in report.get("vector", []):
         if v["load"]["seconds"] is not None:
-            print(f"\nvector: {v['load']['records']} records x {v['dims']} dims written in "
+            print(f"\nvector ({v['store']}): {v['load']['records']} records x {v['dims']} dims written in "
                   f"{v['load']['seconds']} s ({v['load']['records_per_second']} records/s, in-process)")
         else:
-            print(f"\nvector: {v['load']['records']} records x {v['dims']} dims (store reused)")
+            print(f"\nvector ({v['store']}): {v['load']['records']} records x {v['dims']} dims (store reused)")
         print(f"  first query (builds the in-memory index): {v['cold_first_query_ms']} ms")
         print(f"  first hybrid query (loads the text postings): {v['cold_first_hybrid_ms']} ms")
         for name in ("vector_search", "text_search", "hybrid_search"):
