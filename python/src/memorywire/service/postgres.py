@@ -61,7 +61,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
-from memorywire.service.budget import Budget
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.storage import (
     DELETED,
@@ -79,13 +78,12 @@ from memorywire.service.store import (
     DEFAULT_INDEX_MEMORY,
     STORE_RETRY_MILLIS,
     Analyzer,
-    RWLock,
     row_of,
     store_columns,
 )
 from memorywire.service.stores_common import (
     SEQUENCE_BITS,
-    Housekeeping,
+    StoreState,
     WriteState,
     cached_counts,
     cached_stats,
@@ -802,7 +800,7 @@ class _TenantColumn(Mapping[int, int]):
         return len(self._all())
 
 
-class PostgresStore:
+class PostgresStore(StoreState):
     """A memory store on a PostgreSQL database, named by ``dsn`` (a
     ``postgresql://`` URL or a libpq connection string). Several stores,
     in one process or many, may share the database.
@@ -817,20 +815,13 @@ class PostgresStore:
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
                  max_connections: int = 16, connect_timeout: float = 10.0) -> None:
+        super().__init__(change_retention_seconds=change_retention_seconds,
+                         operation_retention_seconds=operation_retention_seconds,
+                         vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
+                         index_memory_bytes=index_memory_bytes, failure=psycopg.Error)
         self.dsn = dsn
         self.name = redacted(dsn)
-        self.change_retention_seconds = change_retention_seconds
-        self.operation_retention_seconds = operation_retention_seconds
-        self.vector_exact_threshold = vector_exact_threshold
-        self.text_index_threshold = text_index_threshold
         self.connect_timeout = connect_timeout
-        self.lock = RWLock()
-        self.changed = threading.Condition()
-        self.closed = False
-        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
-        self.term_counts: dict[tuple[Any, ...], int] = {}
-        self._tenant_nums: dict[str, int] = {}
-        self._housekeeping = Housekeeping(self.changed, self.maintain, psycopg.Error)
         self._stop = threading.Event()
         connect_args = {"autocommit": True, "connect_timeout": max(1, round(connect_timeout)),
                         "application_name": "memorywire"}
@@ -845,10 +836,6 @@ class PostgresStore:
             check=ConnectionPool.check_connection, configure=_configure, timeout=connect_timeout, name="memorywire",
             reconnect_timeout=0)
         self.pool.open()
-        #: The in-memory search indexes, within index_memory_bytes.
-        self.indexes = Budget(index_memory_bytes)
-        self.vectors = vectors.Indexes(self.indexes)
-        self.texts = texts.TextIndexes(self.indexes)
         self.positions: Mapping[int, int] = _TenantColumn(self, "last_position")
         self.pruned: Mapping[int, int] = _TenantColumn(self, "pruned_through")
         self._listener = threading.Thread(target=self._listen, args=(connect_args,),
@@ -924,9 +911,7 @@ class PostgresStore:
 
     def close(self) -> None:
         """Stop the listener and close every connection."""
-        with self.changed:
-            self.closed = True
-            self.changed.notify_all()
+        self._closing()
         self._stop.set()
         self._listener.join(5)
         with self.lock.exclusive():

@@ -3,9 +3,9 @@ its schema, and the transactions every operation runs in. ``Store``
 implements the storage interface (:mod:`memorywire.service.storage`): its
 read snapshots are ``Reader``, its write transactions ``WriteTx``, and the
 SQL of every read and write is here, behind their methods. What it shares
-with the PostgreSQL store (the numbering of records, the bookkeeping of
-writes, the walk from a selection to conditions, the caches of full-text
-statistics, warming and housekeeping) is in
+with the PostgreSQL store (its state and lock, the numbering of records,
+the bookkeeping of writes, the walk from a selection to conditions, the
+caches of full-text statistics, warming and housekeeping) is in
 :mod:`memorywire.service.stores_common`.
 
 Every mutating operation runs in one write transaction (``Store.write``):
@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING, Any
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
-from memorywire.service.budget import Budget
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.storage import (
     CHANGE_NAMES,
@@ -66,7 +65,8 @@ from memorywire.service.storage import (
 )
 from memorywire.service.stores_common import (
     SEQUENCE_BITS,
-    Housekeeping,
+    RWLock,
+    StoreState,
     WriteState,
     cached_counts,
     cached_stats,
@@ -419,55 +419,6 @@ class Analyzer:
             self._conn.close()
 
 
-class RWLock:
-    """A readers-writer lock, fair both ways: a waiting writer goes before
-    readers that come after it, and the readers waiting when a writer
-    leaves go before the next writer, so that neither side starves under a
-    steady stream of the other."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._readers = 0
-        self._writer = False
-        self._waiting = 0  # writers waiting
-        self._readers_waiting = 0
-        self._admitted = 0  # readers let in ahead of the waiting writers
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            self._readers_waiting += 1
-            while self._writer or (self._waiting and not self._admitted):
-                self._cond.wait()
-            self._readers_waiting -= 1
-            if self._admitted:
-                self._admitted -= 1
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            while self._writer or self._readers or self._admitted:
-                self._cond.wait()
-            self._waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._admitted = self._readers_waiting
-                self._cond.notify_all()
-
-
 def row_of(values: tuple[Any, ...]) -> Row:
     rid, id_, seq, rev, status, key, ns, pos, doc = values
     return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
@@ -681,7 +632,7 @@ class Reader(_Reads):
         self.conn = conn
 
 
-class Store:
+class Store(StoreState):
     """A memory store on SQLite. ``path`` is a file name, or ``":memory:"``
     for a store that lives as long as the object."""
 
@@ -690,25 +641,14 @@ class Store:
                  operation_retention_seconds: float = 2 * 86400,
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY) -> None:
+        super().__init__(change_retention_seconds=change_retention_seconds,
+                         operation_retention_seconds=operation_retention_seconds,
+                         vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
+                         index_memory_bytes=index_memory_bytes, failure=sqlite3.Error)
         self.path = path
         self.memory = path == ":memory:" or path == ""
         self.synchronous = synchronous
-        self.change_retention_seconds = change_retention_seconds
-        self.operation_retention_seconds = operation_retention_seconds
-        #: Below this many candidates a vector search compares every one
-        #: exactly instead of going through the in-memory index.
-        self.vector_exact_threshold = vector_exact_threshold
-        #: Above this many records with text in a collection, text rankings
-        #: are computed on in-memory postings.
-        self.text_index_threshold = text_index_threshold
-        self.lock = RWLock()
         self.analyzer = Analyzer()
-        #: Full-text statistics of collections, by tenant, change position and scope.
-        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
-        #: The number of records that hold a word, by tenant, change position, scope and word.
-        self.term_counts: dict[tuple[Any, ...], int] = {}
-        self.changed = threading.Condition()
-        self.closed = False
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
@@ -724,8 +664,6 @@ class Store:
                 from None
         if not self.memory:
             self._owner = self._own(path)
-        self._housekeeping = Housekeeping(self.changed, self.maintain, sqlite3.Error)
-        self._tenant_nums: dict[str, int] = {}
         self.positions: dict[int, int] = {}
         self.pruned: dict[int, int] = {}
         with self._writer:
@@ -748,10 +686,6 @@ class Store:
             self._tenant_nums[name] = num
             self.positions[num] = pos
             self.pruned[num] = pruned
-        #: The in-memory search indexes, within index_memory_bytes.
-        self.indexes = Budget(index_memory_bytes)
-        self.vectors = vectors.Indexes(self.indexes)
-        self.texts = texts.TextIndexes(self.indexes)
 
     @property
     def name(self) -> str:
@@ -841,9 +775,7 @@ class Store:
 
     def close(self) -> None:
         """Close every connection. Waits for the running write to finish."""
-        with self.changed:
-            self.closed = True
-            self.changed.notify_all()
+        self._closing()
         with self.lock.exclusive(), self._connections_lock:
             for conn in self._connections:
                 try:

@@ -3,7 +3,8 @@
 (:mod:`memorywire.service.postgres`) keep the same tables and the same
 bookkeeping, and differ in their SQL, their connections and their locking.
 
-Here: the state of a write transaction; the rid of a record (its tenant's number times 2**32 plus its
+Here: the state every store keeps alike, and its readers-writer lock; the
+state of a write transaction; the rid of a record (its tenant's number times 2**32 plus its
 sequence); the bookkeeping of a created record, a new version and a change;
 the embeddings an index takes of a document; a change's redacted document;
 the caches of full-text statistics; the walk from a
@@ -17,17 +18,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from memorywire.service import records as r
-from memorywire.service import vectors
+from memorywire.service import texts, vectors
+from memorywire.service.budget import Budget
 from memorywire.service.errors import error
 from memorywire.service.storage import Row, Selection, Storage, TenantState
 
-__all__ = ["SEQUENCE_BITS", "Housekeeping", "WriteState", "cached_counts", "cached_stats", "conditions", "created_row",
-           "indexed_embeddings", "next_position", "next_record", "redacted_change", "replaced_row",
-           "retention_cutoffs", "rid_of", "rid_range", "warm"]
+__all__ = ["SEQUENCE_BITS", "Housekeeping", "RWLock", "StoreState", "WriteState", "cached_counts", "cached_stats",
+           "conditions", "created_row", "indexed_embeddings", "next_position", "next_record", "redacted_change",
+           "replaced_row", "retention_cutoffs", "rid_of", "rid_range", "warm"]
 
 #: The bits of a rid below the tenant's number: those of the sequence.
 SEQUENCE_BITS = 32
@@ -252,3 +255,96 @@ class Housekeeping:
                 self._maintain()
             except self._failure:
                 pass
+
+
+class RWLock:
+    """A readers-writer lock, fair both ways: a waiting writer goes before
+    readers that come after it, and the readers waiting when a writer
+    leaves go before the next writer, so that neither side starves under a
+    steady stream of the other."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer = False
+        self._waiting = 0  # writers waiting
+        self._readers_waiting = 0
+        self._admitted = 0  # readers let in ahead of the waiting writers
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            self._readers_waiting += 1
+            while self._writer or (self._waiting and not self._admitted):
+                self._cond.wait()
+            self._readers_waiting -= 1
+            if self._admitted:
+                self._admitted -= 1
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            while self._writer or self._readers or self._admitted:
+                self._cond.wait()
+            self._waiting -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._admitted = self._readers_waiting
+                self._cond.notify_all()
+
+
+class StoreState:
+    """What each store keeps alike: its retention and thresholds, the
+    readers-writer lock of its in-memory indexes, the condition that wakes
+    watchers, the caches of full-text statistics, the numbers of its
+    tenants, its in-memory indexes within their budget, and its
+    housekeeping (``failure``: the error of its database that housekeeping
+    after a write lets be)."""
+
+    def __init__(self, *, change_retention_seconds: float, operation_retention_seconds: float,
+                 vector_exact_threshold: int, text_index_threshold: int, index_memory_bytes: int | None,
+                 failure: type[Exception]) -> None:
+        self.change_retention_seconds = change_retention_seconds
+        self.operation_retention_seconds = operation_retention_seconds
+        #: Below this many candidates a vector search compares every one
+        #: exactly instead of going through the in-memory index.
+        self.vector_exact_threshold = vector_exact_threshold
+        #: Above this many records with text in a collection, text rankings
+        #: are computed on in-memory postings.
+        self.text_index_threshold = text_index_threshold
+        self.lock = RWLock()
+        self.changed = threading.Condition()
+        self.closed = False
+        #: Full-text statistics of collections, by tenant, change position and scope.
+        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
+        #: The number of records that hold a word, by tenant, change position, scope and word.
+        self.term_counts: dict[tuple[Any, ...], int] = {}
+        self._tenant_nums: dict[str, int] = {}
+        #: The in-memory search indexes, within index_memory_bytes.
+        self.indexes = Budget(index_memory_bytes)
+        self.vectors = vectors.Indexes(self.indexes)
+        self.texts = texts.TextIndexes(self.indexes)
+        self._housekeeping = Housekeeping(self.changed, self.maintain, failure)
+
+    def maintain(self) -> None:
+        """Forget what is past its retention (each store's own)."""
+        raise NotImplementedError
+
+    def _closing(self) -> None:
+        """Mark the store closed, and wake those who wait on ``changed``."""
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
