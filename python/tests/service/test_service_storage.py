@@ -14,7 +14,7 @@ from memorywire.service.store import Reader, Store, WriteTx
 
 SERVICE = Path(storage.__file__).resolve().parent
 #: The stores. (The in-memory indexes take the rows their store gives.)
-BELOW = {"store.py", "postgres.py"}
+BELOW = {"store.py", "postgres.py", "stores_common.py"}
 #: The methods of a database connection or cursor that run statements.
 STATEMENTS = {"execute", "executemany", "executescript", "fetchone", "fetchall", "fetchmany", "cursor"}
 

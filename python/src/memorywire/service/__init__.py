@@ -8,6 +8,9 @@ several service processes may share.
   schema and transactions;
 - :mod:`memorywire.service.postgres`: the PostgreSQL store (the
   ``postgresql`` extra), for replicas on one database;
+- :mod:`memorywire.service.stores_common`: what the two stores do alike
+  beside their SQL (numbering, the bookkeeping of writes, selections as
+  conditions, warming and housekeeping);
 - :mod:`memorywire.service.stores`: which store a name opens (``open_store``);
 - :mod:`memorywire.service.registry`: the list of operations, with their
   message types, streaming, whether they write and their handlers;

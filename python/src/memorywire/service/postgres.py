@@ -7,7 +7,8 @@ tenants, records with the same columns, embeddings as bytea, the change log,
 operations, consumer offsets, reviews, and ``meta`` with the schema version
 and the secret of the cursors. They are created under an advisory lock, so
 that replicas that start at once do not race. The ``rid`` of a record is its
-tenant's number times 2**32 plus its sequence, as in SQLite.
+tenant's number times 2**32 plus its sequence, as in SQLite. What the two
+stores do alike, beside their SQL, is in :mod:`memorywire.service.stores_common`.
 
 Writes: every write transaction of a tenant begins by locking its row of
 ``tenants`` (``SELECT ... FOR UPDATE``), whichever process runs it. The
@@ -60,7 +61,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
-from memorywire.service.budget import Budget
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.storage import (
     DELETED,
@@ -78,11 +78,27 @@ from memorywire.service.store import (
     DEFAULT_INDEX_MEMORY,
     STORE_RETRY_MILLIS,
     Analyzer,
-    RWLock,
-    rid_range,
     row_of,
     store_columns,
 )
+from memorywire.service.stores_common import (
+    SEQUENCE_BITS,
+    StoreState,
+    WriteState,
+    cached_counts,
+    cached_stats,
+    conditions,
+    created_row,
+    indexed_embeddings,
+    next_position,
+    next_record,
+    redacted_change,
+    replaced_row,
+    retention_cutoffs,
+    rid_of,
+    rid_range,
+)
+from memorywire.service.stores_common import warm as warm_indexes
 
 __all__ = ["PostgresStore", "redacted"]
 
@@ -92,7 +108,6 @@ CHANNEL = "memorywire_changes"
 #: Keys of the advisory locks: creating the schema, and housekeeping.
 _SCHEMA_LOCK = 0x6D77_7363_6865_6D61
 _MAINTAIN_LOCK = 0x6D77_6D61_696E_7400
-_SEQUENCE_BITS = 32
 #: How often a transaction that lost a deadlock or a serialization conflict
 #: is run again, where the store runs it itself.
 _RETRIES = 4
@@ -262,34 +277,18 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
+def _namespace(column: str, key: str, head: str) -> tuple[str, list[Any]]:
+    return f"({column} = %s OR starts_with({column}, %s))", [key, head]
+
+
+def _any(column: str, values: Sequence[str], negated: bool) -> tuple[str, list[Any]]:
+    return (f"NOT ({column} = ANY(%s))" if negated else f"{column} = ANY(%s)"), [list(values)]
+
+
 def _where(selection: Selection, prefix: str = "") -> tuple[str, list[Any]]:
     """SQL conditions (joined with AND, starting with AND) selecting the
     records of a selection, on the records table named by ``prefix``."""
-    sql: list[str] = []
-    params: list[Any] = []
-    for name, value in selection.fields:
-        sql.append(f"{prefix}s_{name} = %s")
-        params.append(value)
-    if selection.namespace is not None:
-        key = selection.namespace
-        head = key[:-1] + ","
-        sql.append(f"({prefix}ns = %s OR starts_with({prefix}ns, %s))")
-        params += [key, head]
-    if selection.thread == "user":
-        sql.append(f"{prefix}r_caller = ''")
-    elif selection.thread == "between":
-        assert selection.agents is not None
-        a, b = selection.agents
-        sql.append(f"(({prefix}r_agent = %s AND {prefix}r_caller = %s) OR "
-                   f"({prefix}r_agent = %s AND {prefix}r_caller = %s))")
-        params += [a, b, b, a]
-    for column, values, negated in (("kind", selection.kinds, False),
-                                    ("status", selection.statuses, False),
-                                    ("status", selection.not_statuses or None, True)):
-        if values is not None:
-            sql.append(f"NOT ({prefix}{column} = ANY(%s))" if negated else f"{prefix}{column} = ANY(%s)")
-            params.append(list(values))
-    return "".join(" AND " + s for s in sql), params
+    return conditions(selection, prefix, "%s", _namespace, _any)
 
 
 def _holds(offsets: Mapping[str, Sequence[int]], terms: Sequence[str]) -> bool:
@@ -386,19 +385,14 @@ class _Reads:
 
     def text_stats(self, tenant: int, selection: Selection) -> tuple[int, int]:
         """Kept until the tenant changes."""
-        key = (tenant, self._position(tenant), selection)
-        cache = self.store.text_stats
-        found = cache.get(key)
-        if found is None:
+        def compute() -> tuple[int, int]:
             where, params = _where(selection)
             n, words = self.conn.execute(
                 f"SELECT count(*), coalesce(sum(words), 0) FROM records WHERE tenant = %s AND words > 0{where}",
                 (tenant, *params)).fetchone() or (0, 0)
-            found = int(n), int(words)
-            if len(cache) >= 1024:
-                cache.clear()
-            cache[key] = found
-        return found
+            return int(n), int(words)
+
+        return cached_stats(self.store.text_stats, (tenant, self._position(tenant), selection), compute)
 
     def _postings(self, tenant: int, terms: Iterable[str]) -> dict[int, dict[str, tuple[int, list[int]]]]:
         """rid -> term -> (occurrences, offsets) of a tenant's records that
@@ -436,14 +430,7 @@ class _Reads:
 
     def term_counts(self, tenant: int, selection: Selection, words: Sequence[str]) -> list[int]:
         """Kept until the tenant changes."""
-        position = self._position(tenant)
-        cache = self.store.term_counts
-        keys = [(tenant, position, selection, word) for word in words]
-        known = {key: cache.get(key) for key in keys}
-        missing = [word for word, key in zip(words, keys, strict=True) if known[key] is None]
-        if missing:
-            if len(cache) + len(missing) > 4096:
-                cache.clear()
+        def count(missing: list[str]) -> Iterator[int]:
             where, params = _where(selection, "r.")
             for word in missing:
                 terms = self.store.analyzer.word(word)
@@ -453,12 +440,11 @@ class _Reads:
                         "SELECT count(*) FROM postings p JOIN records r ON r.rid = p.rid "
                         f"WHERE p.term = %s AND p.rid BETWEEN %s AND %s{where}",
                         (terms[0], *rid_range(tenant), *params)).fetchone()
-                    n = int(found[0]) if found is not None else 0
+                    yield int(found[0]) if found is not None else 0
                 else:
-                    n = len(self._selected(tenant, selection, self._holding(tenant, terms)))
-                key = (tenant, position, selection, word)
-                known[key] = cache[key] = n
-        return [int(known[key] or 0) for key in keys]
+                    yield len(self._selected(tenant, selection, self._holding(tenant, terms)))
+
+        return cached_counts(self.store.term_counts, (tenant, self._position(tenant), selection), words, count)
 
     def text_matches(self, tenant: int, selection: Selection, query: Sequence[QueryWord],
                      any_of: Sequence[str]) -> list[TextMatch]:
@@ -554,16 +540,15 @@ class PgReader(_Reads):
         self.positions = {}
 
 
-class PgWriteTx(_Reads):
+class PgWriteTx(_Reads, WriteState):
     """One write transaction of a PostgreSQL store
     (:class:`~memorywire.service.storage.Transaction`)."""
 
     def __init__(self, store: PostgresStore, conn: Connection) -> None:
+        WriteState.__init__(self)
         self.store = store
         self.conn = conn
         self.positions = {}
-        self.tenants: dict[str, TenantState] = {}
-        self.changed_tenants: set[int] = set()
         #: Postings to store, (term, rid, occurrences, offsets), copied at once.
         self.pending: list[tuple[str, int, int, list[int]]] = []
         self.pending_size = 0
@@ -577,8 +562,6 @@ class PgWriteTx(_Reads):
         #: the transaction wrote them since, by tenant and identifier, so that
         #: ``find`` reads each batch of a Put or an Import once.
         self.known: dict[tuple[int, str], Row | None] = {}
-        self.abandon = False
-        self.at = time.time()
 
     # -- tenants ------------------------------------------------------------------
 
@@ -616,19 +599,14 @@ class PgWriteTx(_Reads):
         transaction queued, each kind in one statement: before any read of
         the transaction, and as it commits."""
         if self.pending_records:
-            columns = [list(x) for x in zip(*self.pending_records.values(), strict=True)]
-            self.conn.execute(
-                "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-                "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
-                "SELECT * FROM unnest(%b::bigint[], %b::integer[], %b::text[], %b::bigint[], %b::bigint[], "
-                + ", ".join(["%b::text[]"] * 12) + ", %b::bigint[], %b::integer[], %b::text[], %b::bytea[])",
-                columns)
+            self._insert("records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, s_session, "
+                         "s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc)",
+                         ["bigint", "integer", "text", "bigint", "bigint", *["text"] * 12, "bigint", "integer",
+                          "text", "bytea"], self.pending_records.values())
             self.pending_records.clear()
         if self.pending_changes:
-            columns = [list(x) for x in zip(*self.pending_changes, strict=True)]
-            self.conn.execute(
-                "INSERT INTO changes (tenant, pos, type, record_id, at, doc) SELECT * FROM unnest("
-                "%b::integer[], %b::bigint[], %b::integer[], %b::text[], %b::float8[], %b::bytea[])", columns)
+            self._insert("changes (tenant, pos, type, record_id, at, doc)",
+                         ["integer", "bigint", "integer", "text", "float8", "bytea"], self.pending_changes)
             self.pending_changes.clear()
         if self.pending:
             terms, rids, tfs, offsets = zip(*self.pending, strict=True)
@@ -639,11 +617,16 @@ class PgWriteTx(_Reads):
             self.pending.clear()
             self.pending_size = 0
         if self.pending_embeddings:
-            columns = [list(x) for x in zip(*self.pending_embeddings, strict=True)]
-            self.conn.execute(
-                "INSERT INTO embeddings (rid, tenant, model, dims, raw, norm) SELECT * FROM unnest("
-                "%b::bigint[], %b::integer[], %b::text[], %b::integer[], %b::bytea[], %b::float8[])", columns)
+            self._insert("embeddings (rid, tenant, model, dims, raw, norm)",
+                         ["bigint", "integer", "text", "integer", "bytea", "float8"], self.pending_embeddings)
             self.pending_embeddings.clear()
+
+    def _insert(self, into: str, types: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Insert rows in one statement, a parameter of each column: ``into``
+        names the table and its columns, ``types`` the type of each."""
+        columns = [list(x) for x in zip(*rows, strict=True)]
+        arrays = ", ".join(f"%b::{t}[]" for t in types)
+        self.conn.execute(f"INSERT INTO {into} SELECT * FROM unnest({arrays})", columns)
 
     # -- records ------------------------------------------------------------------
 
@@ -688,22 +671,14 @@ class PgWriteTx(_Reads):
         return Analyzer.columns_of(offsets)
 
     def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
-        if t.last_sequence + 1 >= 1 << _SEQUENCE_BITS:
-            raise error("TOO_MANY_ITEMS", f"a tenant holds fewer than 2^{_SEQUENCE_BITS} records "
-                        "in its life")
-        t.last_sequence += 1
-        t.dirty = True
-        doc["sequence"] = t.last_sequence
-        doc["revision"] = 1
-        rid = (t.num << _SEQUENCE_BITS) + t.last_sequence
+        rid = next_record(t, doc)
         words, terms = self._text(rid, r.text_of(doc))
         data = r.pack(doc)
         self.pending_records[rid] = [rid, t.num, doc["id"], t.last_sequence, 1, *store_columns(doc), 0, words,
                                      terms, data]
         self.pending_size += len(data)
         self._embeddings(t, rid, None, doc)
-        row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
-                  r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
+        row = created_row(rid, doc)
         self._knew(t.num, row)
         return row
 
@@ -721,9 +696,7 @@ class PgWriteTx(_Reads):
             self.conn.execute("UPDATE records SET words = %s, terms = %s WHERE rid = %s",
                               (*self._text(row.rid, text), row.rid))
         self._embeddings(t, row.rid, row.doc, doc)
-        new = Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
-                  doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
-                  row.pos, doc)
+        new = replaced_row(row, doc)
         self._knew(t.num, Row(**{**vars(new), "doc": doc}))
         return new
 
@@ -734,16 +707,14 @@ class PgWriteTx(_Reads):
         if old_emb:
             self._flush_queued()
             self.conn.execute("DELETE FROM embeddings WHERE rid = %s", (rid,))
-        for model, dims, values in r.embedding_values(new):
-            raw, norm = vectors.raw_of(values)
-            if norm > 0.0:  # a zero vector is never compared (operations.md section 9.2)
-                self.pending_embeddings.append((rid, t.num, model, dims, raw, norm))
-                self.pending_size += len(raw)
+        for model, dims, raw, norm in indexed_embeddings(new):
+            self.pending_embeddings.append((rid, t.num, model, dims, raw, norm))
+            self.pending_size += len(raw)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
         self._flush_queued()
         self.conn.execute("UPDATE records SET doc = %s WHERE rid = %s", (r.pack(doc), row.rid))
-        self._knew(row.rid >> _SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
+        self._knew(row.rid >> SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
 
     def remove(self, t: TenantState, row: Row) -> None:
         self._flush_queued()
@@ -755,8 +726,7 @@ class PgWriteTx(_Reads):
     # -- the change log -------------------------------------------------------------
 
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
-        t.last_position += 1
-        t.dirty = True
+        next_position(t)
         data = r.pack(doc)
         self.pending_changes.append((t.num, t.last_position, kind, doc["id"], self.at, data))
         self.pending_size += len(data)
@@ -776,10 +746,8 @@ class PgWriteTx(_Reads):
         for pos, doc in self.conn.execute(
                 "SELECT pos, doc FROM changes WHERE tenant = %s AND record_id = %s AND pos < %s",
                 (t.num, record_id, before)).fetchall():
-            old = r.unpack(doc)
-            minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
             self.conn.execute("UPDATE changes SET doc = %s WHERE tenant = %s AND pos = %s",
-                              (r.pack(minimal), t.num, pos))
+                              (redacted_change(doc, when), t.num, pos))
 
     # -- idempotency, reviews and offsets -------------------------------------------------
 
@@ -832,7 +800,7 @@ class _TenantColumn(Mapping[int, int]):
         return len(self._all())
 
 
-class PostgresStore:
+class PostgresStore(StoreState):
     """A memory store on a PostgreSQL database, named by ``dsn`` (a
     ``postgresql://`` URL or a libpq connection string). Several stores,
     in one process or many, may share the database.
@@ -847,20 +815,13 @@ class PostgresStore:
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
                  max_connections: int = 16, connect_timeout: float = 10.0) -> None:
+        super().__init__(change_retention_seconds=change_retention_seconds,
+                         operation_retention_seconds=operation_retention_seconds,
+                         vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
+                         index_memory_bytes=index_memory_bytes, failure=psycopg.Error)
         self.dsn = dsn
         self.name = redacted(dsn)
-        self.change_retention_seconds = change_retention_seconds
-        self.operation_retention_seconds = operation_retention_seconds
-        self.vector_exact_threshold = vector_exact_threshold
-        self.text_index_threshold = text_index_threshold
         self.connect_timeout = connect_timeout
-        self.lock = RWLock()
-        self.changed = threading.Condition()
-        self.closed = False
-        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
-        self.term_counts: dict[tuple[Any, ...], int] = {}
-        self._tenant_nums: dict[str, int] = {}
-        self._writes = 0
         self._stop = threading.Event()
         connect_args = {"autocommit": True, "connect_timeout": max(1, round(connect_timeout)),
                         "application_name": "memorywire"}
@@ -875,10 +836,6 @@ class PostgresStore:
             check=ConnectionPool.check_connection, configure=_configure, timeout=connect_timeout, name="memorywire",
             reconnect_timeout=0)
         self.pool.open()
-        #: The in-memory search indexes, within index_memory_bytes.
-        self.indexes = Budget(index_memory_bytes)
-        self.vectors = vectors.Indexes(self.indexes)
-        self.texts = texts.TextIndexes(self.indexes)
         self.positions: Mapping[int, int] = _TenantColumn(self, "last_position")
         self.pruned: Mapping[int, int] = _TenantColumn(self, "pruned_through")
         self._listener = threading.Thread(target=self._listen, args=(connect_args,),
@@ -921,16 +878,17 @@ class PostgresStore:
             return conn.execute(sql, params).fetchone()
 
     @contextmanager
-    def _transaction(self, conn: Connection, begin: str) -> Iterator[None]:
+    def _transaction(self, conn: Connection, begin: str,
+                     end: Callable[[], str] = lambda: "COMMIT") -> Iterator[None]:
         """A transaction on ``conn``, pipelined: the statements whose results
         it does not read (its BEGIN, and the writes) do not wait for each
-        answer. It commits when the block ends without an exception, and
-        rolls back otherwise."""
+        answer. It ends with ``end()`` (COMMIT, unless it says otherwise)
+        when the block ends without an exception, and rolls back otherwise."""
         try:
             with conn.pipeline():
                 conn.execute(begin)
                 yield
-                conn.execute("COMMIT")
+                conn.execute(end())
         except BaseException:
             if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
                 try:
@@ -953,9 +911,7 @@ class PostgresStore:
 
     def close(self) -> None:
         """Stop the listener and close every connection."""
-        with self.changed:
-            self.closed = True
-            self.changed.notify_all()
+        self._closing()
         self._stop.set()
         self._listener.join(5)
         with self.lock.exclusive():
@@ -964,10 +920,6 @@ class PostgresStore:
 
     # -- change notifications -----------------------------------------------------------
 
-    def _wake(self) -> None:
-        with self.changed:
-            self.changed.notify_all()
-
     def _listen(self, connect_args: dict[str, Any]) -> None:
         """Notify ``changed`` when any process commits a change; connect
         again after a lost connection, until the store closes."""
@@ -975,10 +927,10 @@ class PostgresStore:
             try:
                 with psycopg.connect(self.dsn, **connect_args) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
-                    self._wake()  # what was committed while it was not listening
+                    self._housekeeping.wake()  # what was committed while it was not listening
                     while not self._stop.is_set():
                         for _ in conn.notifies(timeout=0.25):
-                            self._wake()
+                            self._housekeeping.wake()
             except psycopg.Error:
                 self._stop.wait(0.5)
 
@@ -990,33 +942,14 @@ class PostgresStore:
         documentation for why that is enough)."""
         with self._connection() as conn:
             tx = PgWriteTx(self, conn)
-            try:
-                # Pipelined: the statements whose results the transaction
-                # does not read go without waiting for each answer.
-                with conn.pipeline():
-                    conn.execute("BEGIN")
-                    yield tx
-                    tx.flush()
-                    conn.execute("ROLLBACK" if tx.abandon else "COMMIT")
-            except BaseException:
-                if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
-                    try:
-                        conn.execute("ROLLBACK")
-                    except psycopg.Error:
-                        pass
-                raise
+            with self._transaction(conn, "BEGIN", lambda: "ROLLBACK" if tx.abandon else "COMMIT"):
+                yield tx
+                tx.flush()
             if tx.abandon:
                 return
         for t in tx.tenants.values():
             self._tenant_nums[t.name] = t.num
-        if tx.changed_tenants:
-            self._wake()
-        self._writes += 1
-        if self._writes % 500 == 0:
-            try:
-                self.maintain()
-            except psycopg.Error:
-                pass  # the write committed; housekeeping runs again 500 writes on
+        self._housekeeping.committed(bool(tx.changed_tenants))
 
     @contextmanager
     def reader(self, *, locked: bool = False) -> Iterator[PgReader]:
@@ -1071,7 +1004,7 @@ class PostgresStore:
                 continue
             changed = {row[0]: row for row in conn.execute(
                 f"SELECT {_TEXT_ROW} FROM records WHERE tenant = %s AND pos > %s", (num, since))}
-            removed = [(num << _SEQUENCE_BITS) + int(r.unpack(doc).get("sequence", 0)) for (doc,) in conn.execute(
+            removed = [rid_of(num, int(r.unpack(doc).get("sequence", 0))) for (doc,) in conn.execute(
                 "SELECT doc FROM changes WHERE tenant = %s AND pos > %s AND type = %s", (num, since, DELETED))]
             touched: dict[int, vectors.Touched] = {rid: (num, None, 0, None) for rid in removed}
             if self.vectors.of_tenant(num):
@@ -1113,25 +1046,7 @@ class PostgresStore:
             tenants = reads.conn.execute(
                 "SELECT tenant FROM records WHERE words > 0 GROUP BY tenant HAVING count(*) > %s "
                 "ORDER BY count(*) DESC", (self.text_index_threshold,)).fetchall()
-        loaded = [0, 0]
-        limit = self.indexes.limit
-
-        def room() -> bool:
-            return not stop() and (limit is None or self.indexes.total() < limit)
-
-        for tenant, model, dims, _ in groups:
-            if not room():
-                break
-            with self.reader(locked=True) as reads:
-                reads.vector_index(tenant, model, dims)
-            loaded[0] += 1
-        for (tenant,) in tenants:
-            if not room():
-                break
-            with self.reader(locked=True) as reads:
-                reads.text_index(tenant)
-            loaded[1] += 1
-        return loaded[0], loaded[1]
+        return warm_indexes(self, groups, tenants, stop)
 
     # -- housekeeping --------------------------------------------------------------
 
@@ -1146,9 +1061,9 @@ class PostgresStore:
             if not got or not got[0]:
                 return
             try:
-                now = time.time()
-                conn.execute("DELETE FROM operations WHERE at < %s", (now - self.operation_retention_seconds,))
-                cutoff = now - self.change_retention_seconds
+                operations, cutoff = retention_cutoffs(time.time(), self.operation_retention_seconds,
+                                                       self.change_retention_seconds)
+                conn.execute("DELETE FROM operations WHERE at < %s", (operations,))
                 for num, last in conn.execute("SELECT tenant, max(pos) FROM changes WHERE at < %s GROUP BY tenant",
                                               (cutoff,)).fetchall():
                     def prune(num: int = num, last: int = last) -> None:

@@ -2,7 +2,11 @@
 its schema, and the transactions every operation runs in. ``Store``
 implements the storage interface (:mod:`memorywire.service.storage`): its
 read snapshots are ``Reader``, its write transactions ``WriteTx``, and the
-SQL of every read and write is here, behind their methods.
+SQL of every read and write is here, behind their methods. What it shares
+with the PostgreSQL store (its state and lock, the numbering of records,
+the bookkeeping of writes, the walk from a selection to conditions, the
+caches of full-text statistics, warming and housekeeping) is in
+:mod:`memorywire.service.stores_common`.
 
 Every mutating operation runs in one write transaction (``Store.write``):
 the store's single writer connection, ``BEGIN IMMEDIATE`` ... ``COMMIT``, under
@@ -43,7 +47,6 @@ from typing import TYPE_CHECKING, Any
 
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
-from memorywire.service.budget import Budget
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.storage import (
     CHANGE_NAMES,
@@ -60,6 +63,24 @@ from memorywire.service.storage import (
     TextMatch,
     Transaction,
 )
+from memorywire.service.stores_common import (
+    SEQUENCE_BITS,
+    RWLock,
+    StoreState,
+    WriteState,
+    cached_counts,
+    cached_stats,
+    conditions,
+    created_row,
+    indexed_embeddings,
+    next_position,
+    next_record,
+    redacted_change,
+    replaced_row,
+    retention_cutoffs,
+    rid_range,
+)
+from memorywire.service.stores_common import warm as warm_indexes
 
 __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock", "Reader", "Row",
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
@@ -159,8 +180,6 @@ CREATE TABLE IF NOT EXISTS reviews (
 """
 
 ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
-#: The bits of a rid below the tenant's number: those of the sequence.
-_SEQUENCE_BITS = 32
 
 
 def term_key(term: str) -> str:
@@ -172,11 +191,6 @@ def text_query(words: Iterable[str]) -> str:
     """The FTS5 query of the texts that contain any of some words, each
     quoted, so that the text is never read as query syntax."""
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
-def rid_range(num: int) -> tuple[int, int]:
-    """The first and the last rid of the records of a tenant."""
-    return num << _SEQUENCE_BITS, ((num + 1) << _SEQUENCE_BITS) - 1
 
 
 #: The primary result codes of SQLite that name a state of the store.
@@ -405,55 +419,6 @@ class Analyzer:
             self._conn.close()
 
 
-class RWLock:
-    """A readers-writer lock, fair both ways: a waiting writer goes before
-    readers that come after it, and the readers waiting when a writer
-    leaves go before the next writer, so that neither side starves under a
-    steady stream of the other."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._readers = 0
-        self._writer = False
-        self._waiting = 0  # writers waiting
-        self._readers_waiting = 0
-        self._admitted = 0  # readers let in ahead of the waiting writers
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            self._readers_waiting += 1
-            while self._writer or (self._waiting and not self._admitted):
-                self._cond.wait()
-            self._readers_waiting -= 1
-            if self._admitted:
-                self._admitted -= 1
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            while self._writer or self._readers or self._admitted:
-                self._cond.wait()
-            self._waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._admitted = self._readers_waiting
-                self._cond.notify_all()
-
-
 def row_of(values: tuple[Any, ...]) -> Row:
     rid, id_, seq, rev, status, key, ns, pos, doc = values
     return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
@@ -471,34 +436,18 @@ def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _namespace(column: str, key: str, head: str) -> tuple[str, list[Any]]:
+    return f"({column} = ? OR substr({column}, 1, ?) = ?)", [key, len(head), head]
+
+
+def _among(column: str, values: Sequence[str], negated: bool) -> tuple[str, list[Any]]:
+    return f"{column} {'NOT IN' if negated else 'IN'} ({','.join('?' * len(values))})", list(values)
+
+
 def _where(selection: Selection, prefix: str = "") -> tuple[str, list[Any]]:
     """SQL conditions (joined with AND, starting with AND) selecting the
     records of a selection, on the records table named by ``prefix``."""
-    sql: list[str] = []
-    params: list[Any] = []
-    for name, value in selection.fields:
-        sql.append(f"{prefix}s_{name} = ?")
-        params.append(value)
-    if selection.namespace is not None:
-        key = selection.namespace
-        head = key[:-1] + ","
-        sql.append(f"({prefix}ns = ? OR substr({prefix}ns, 1, ?) = ?)")
-        params += [key, len(head), head]
-    if selection.thread == "user":
-        sql.append(f"{prefix}r_caller = ''")
-    elif selection.thread == "between":
-        assert selection.agents is not None
-        a, b = selection.agents
-        sql.append(f"(({prefix}r_agent = ? AND {prefix}r_caller = ?) OR "
-                   f"({prefix}r_agent = ? AND {prefix}r_caller = ?))")
-        params += [a, b, b, a]
-    for column, values, negated in (("kind", selection.kinds, False),
-                                    ("status", selection.statuses, False),
-                                    ("status", selection.not_statuses or None, True)):
-        if values is not None:
-            sql.append(f"{prefix}{column} {'NOT IN' if negated else 'IN'} ({','.join('?' * len(values))})")
-            params += list(values)
-    return "".join(" AND " + s for s in sql), params
+    return conditions(selection, prefix, "?", _namespace, _among)
 
 
 #: The texts of a tenant's range of rids (two parameters, after the query's)
@@ -572,40 +521,26 @@ class _Reads:
 
     def text_stats(self, tenant: int, selection: Selection) -> tuple[int, int]:
         """Kept until the tenant changes."""
-        key = (tenant, self._position(tenant), selection)
-        cache = self.store.text_stats
-        found = cache.get(key)
-        if found is None:
+        def compute() -> tuple[int, int]:
             where, params = _where(selection)
             n, words = self.conn.execute(
                 "SELECT count(*), total(words) FROM records INDEXED BY records_search "
                 f"WHERE rid BETWEEN ? AND ? AND words > 0{where}",
                 (*rid_range(tenant), *params)).fetchone()
-            found = int(n), int(words)
-            if len(cache) >= 1024:
-                cache.clear()
-            cache[key] = found
-        return found
+            return int(n), int(words)
+
+        return cached_stats(self.store.text_stats, (tenant, self._position(tenant), selection), compute)
 
     def term_counts(self, tenant: int, selection: Selection, words: Sequence[str]) -> list[int]:
         """Kept until the tenant changes."""
-        position = self._position(tenant)
-        cache = self.store.term_counts
-        keys = [(tenant, position, selection, word) for word in words]
-        known = {key: cache.get(key) for key in keys}
-        missing = [word for word, key in zip(words, keys, strict=True) if known[key] is None]
-        if missing:
+        def count(missing: list[str]) -> tuple[int, ...]:
             where_r, params = _where(selection, "r.")
             lo, hi = rid_range(tenant)
-            counts = self.conn.execute(
+            return tuple(self.conn.execute(
                 "SELECT " + ", ".join(f"(SELECT count(*) {_matches(where_r)})" for _ in missing),
-                [x for word in missing for x in (text_query([word]), lo, hi, *params)]).fetchone()
-            if len(cache) + len(missing) > 4096:
-                cache.clear()
-            for word, n in zip(missing, counts, strict=True):
-                key = (tenant, position, selection, word)
-                known[key] = cache[key] = int(n)
-        return [int(known[key] or 0) for key in keys]
+                [x for word in missing for x in (text_query([word]), lo, hi, *params)]).fetchone())
+
+        return cached_counts(self.store.term_counts, (tenant, self._position(tenant), selection), words, count)
 
     def text_matches(self, tenant: int, selection: Selection, query: Sequence[QueryWord],
                      any_of: Sequence[str]) -> list[TextMatch]:
@@ -697,7 +632,7 @@ class Reader(_Reads):
         self.conn = conn
 
 
-class Store:
+class Store(StoreState):
     """A memory store on SQLite. ``path`` is a file name, or ``":memory:"``
     for a store that lives as long as the object."""
 
@@ -706,25 +641,14 @@ class Store:
                  operation_retention_seconds: float = 2 * 86400,
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY) -> None:
+        super().__init__(change_retention_seconds=change_retention_seconds,
+                         operation_retention_seconds=operation_retention_seconds,
+                         vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
+                         index_memory_bytes=index_memory_bytes, failure=sqlite3.Error)
         self.path = path
         self.memory = path == ":memory:" or path == ""
         self.synchronous = synchronous
-        self.change_retention_seconds = change_retention_seconds
-        self.operation_retention_seconds = operation_retention_seconds
-        #: Below this many candidates a vector search compares every one
-        #: exactly instead of going through the in-memory index.
-        self.vector_exact_threshold = vector_exact_threshold
-        #: Above this many records with text in a collection, text rankings
-        #: are computed on in-memory postings.
-        self.text_index_threshold = text_index_threshold
-        self.lock = RWLock()
         self.analyzer = Analyzer()
-        #: Full-text statistics of collections, by tenant, change position and scope.
-        self.text_stats: dict[tuple[Any, ...], tuple[int, int]] = {}
-        #: The number of records that hold a word, by tenant, change position, scope and word.
-        self.term_counts: dict[tuple[Any, ...], int] = {}
-        self.changed = threading.Condition()
-        self.closed = False
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
@@ -740,8 +664,6 @@ class Store:
                 from None
         if not self.memory:
             self._owner = self._own(path)
-        self._writes = 0
-        self._tenant_nums: dict[str, int] = {}
         self.positions: dict[int, int] = {}
         self.pruned: dict[int, int] = {}
         with self._writer:
@@ -764,10 +686,6 @@ class Store:
             self._tenant_nums[name] = num
             self.positions[num] = pos
             self.pruned[num] = pruned
-        #: The in-memory search indexes, within index_memory_bytes.
-        self.indexes = Budget(index_memory_bytes)
-        self.vectors = vectors.Indexes(self.indexes)
-        self.texts = texts.TextIndexes(self.indexes)
 
     @property
     def name(self) -> str:
@@ -857,9 +775,7 @@ class Store:
 
     def close(self) -> None:
         """Close every connection. Waits for the running write to finish."""
-        with self.changed:
-            self.closed = True
-            self.changed.notify_all()
+        self._closing()
         with self.lock.exclusive(), self._connections_lock:
             for conn in self._connections:
                 try:
@@ -896,15 +812,7 @@ class Store:
                     conn.execute("ROLLBACK")
                 raise
             self._committed(tx)
-        if tx.changed_tenants:
-            with self.changed:
-                self.changed.notify_all()
-        self._writes += 1
-        if self._writes % 500 == 0:
-            try:
-                self.maintain()
-            except sqlite3.Error:
-                pass  # the write committed; housekeeping runs again 500 writes on
+        self._housekeeping.committed(bool(tx.changed_tenants))
 
     def _committed(self, tx: WriteTx) -> None:
         for t in tx.tenants.values():
@@ -996,26 +904,8 @@ class Store:
             tenants = conn.execute(
                 "SELECT num FROM tenants WHERE (SELECT count(*) FROM records WHERE rid BETWEEN num << ? "
                 "AND ((num + 1) << ?) - 1 AND words > 0) > ?",
-                (_SEQUENCE_BITS, _SEQUENCE_BITS, self.text_index_threshold)).fetchall()
-        loaded = [0, 0]
-        limit = self.indexes.limit
-
-        def room() -> bool:
-            return not stop() and (limit is None or self.indexes.total() < limit)
-
-        for tenant, model, dims, _ in groups:
-            if not room():
-                break
-            with self.reader(locked=True) as reads:
-                reads.vector_index(tenant, model, dims)
-            loaded[0] += 1
-        for (tenant,) in tenants:
-            if not room():
-                break
-            with self.reader(locked=True) as reads:
-                reads.text_index(tenant)
-            loaded[1] += 1
-        return loaded[0], loaded[1]
+                (SEQUENCE_BITS, SEQUENCE_BITS, self.text_index_threshold)).fetchall()
+        return warm_indexes(self, groups, tenants, stop)
 
     def tenant_num(self, name: str) -> int | None:
         """The number of a tenant that has written anything, or None."""
@@ -1031,11 +921,10 @@ class Store:
 
     def maintain(self) -> None:
         """Forget idempotency records and changes older than their retention."""
-        now = time.time()
+        operations, cutoff = retention_cutoffs(time.time(), self.operation_retention_seconds,
+                                               self.change_retention_seconds)
         with self.write() as tx:
-            tx.conn.execute("DELETE FROM operations WHERE at < ?",
-                            (now - self.operation_retention_seconds,))
-            cutoff = now - self.change_retention_seconds
+            tx.conn.execute("DELETE FROM operations WHERE at < ?", (operations,))
             for num, last in tx.conn.execute(
                     "SELECT tenant, max(pos) FROM changes WHERE at < ? GROUP BY tenant",
                     (cutoff,)).fetchall():
@@ -1052,23 +941,19 @@ _MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
 }
 
 
-class WriteTx(_Reads):
+class WriteTx(_Reads, WriteState):
     """One write transaction (:class:`~memorywire.service.storage.Transaction`)
     and its state."""
 
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
+        WriteState.__init__(self)
         self.store = store
         self.conn = conn
-        self.tenants: dict[str, TenantState] = {}
         #: Records changed in this transaction, for the vector indexes:
         #: rid -> (tenant, status or None when removed, sequence, embeddings
         #: (model, dimensions, binary32 bytes, norm) or None when they did
         #: not change).
         self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
-        self.changed_tenants: set[int] = set()
-        #: Set to roll back at the end of the block without an exception.
-        self.abandon = False
-        self.at = time.time()
 
     # -- tenants ------------------------------------------------------------------
 
@@ -1115,25 +1000,16 @@ class WriteTx(_Reads):
 
     def create(self, t: TenantState, doc: dict[str, Any]) -> Row:
         """Store a new record: it gets the next sequence and revision 1."""
-        if t.last_sequence + 1 >= 1 << _SEQUENCE_BITS:
-            raise error("TOO_MANY_ITEMS", f"a tenant holds fewer than 2^{_SEQUENCE_BITS} records "
-                        "in its life")
-        t.last_sequence += 1
-        t.dirty = True
-        doc["sequence"] = t.last_sequence
-        doc["revision"] = 1
+        rid = next_record(t, doc)
         text = r.text_of(doc)
-        rid = (t.num << _SEQUENCE_BITS) + t.last_sequence
         self.conn.execute(
             "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
             "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
             "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
             (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc),
              *self.store.analyzer.columns(text), r.pack(doc)))
-        row = Row(rid, doc["id"], t.last_sequence, 1, r.status(doc), doc.get("key") or None,
-                  r.namespace_key(doc.get("scope", {}).get("namespace")), 0, doc)
         self._index(t, rid, None, doc, "", text)
-        return row
+        return created_row(rid, doc)
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         """Store a new version of a record, with its store-maintained fields set."""
@@ -1147,9 +1023,7 @@ class WriteTx(_Reads):
             self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
                               (*self.store.analyzer.columns(text), row.rid))
         self._index(t, row.rid, row.doc, doc, old_text, text)
-        return Row(row.rid, doc["id"], row.seq, doc["revision"], r.status(doc),
-                   doc.get("key") or None, r.namespace_key(doc.get("scope", {}).get("namespace")),
-                   row.pos, doc)
+        return replaced_row(row, doc)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
         """Store access fields: no revision, no change event."""
@@ -1176,13 +1050,9 @@ class WriteTx(_Reads):
         if old is None or old_emb != new_emb:
             if old_emb:
                 self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
-            indexed = []
-            for model, dims, values in r.embedding_values(new):
-                raw, norm = vectors.raw_of(values)
-                if norm > 0.0:  # a zero vector is never compared (operations.md section 9.2)
-                    self.conn.execute("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
-                                      (rid, t.num, model, dims, raw, norm))
-                    indexed.append((model, dims, raw, norm))
+            indexed = list(indexed_embeddings(new))
+            self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                                  [(rid, t.num, *x) for x in indexed])
         prev = self.touched.get(rid)
         if indexed is None and prev is not None and prev[3] is not None:
             indexed = prev[3]
@@ -1192,8 +1062,7 @@ class WriteTx(_Reads):
 
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
         """Append a change to the tenant's change order; return its position."""
-        t.last_position += 1
-        t.dirty = True
+        next_position(t)
         self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?)",
                           (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
         if rid is not None:
@@ -1207,10 +1076,8 @@ class WriteTx(_Reads):
         for pos, doc in self.conn.execute(
                 "SELECT pos, doc FROM changes WHERE tenant = ? AND record_id = ? AND pos < ?",
                 (t.num, record_id, before)).fetchall():
-            old = r.unpack(doc)
-            minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
             self.conn.execute("UPDATE changes SET doc = ? WHERE tenant = ? AND pos = ?",
-                              (r.pack(minimal), t.num, pos))
+                              (redacted_change(doc, when), t.num, pos))
 
     # -- idempotency --------------------------------------------------------------------
 
