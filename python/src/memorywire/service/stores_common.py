@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -306,7 +307,7 @@ class RWLock:
                 self._cond.notify_all()
 
 
-class StoreState:
+class StoreState(ABC):
     """What each store keeps alike: its retention and thresholds, the
     readers-writer lock of its in-memory indexes, the condition that wakes
     watchers, the caches of full-text statistics, the numbers of its
@@ -339,9 +340,9 @@ class StoreState:
         self.texts = texts.TextIndexes(self.indexes)
         self._housekeeping = Housekeeping(self.changed, self.maintain, failure)
 
+    @abstractmethod
     def maintain(self) -> None:
         """Forget what is past its retention (each store's own)."""
-        raise NotImplementedError
 
     def _closing(self) -> None:
         """Mark the store closed, and wake those who wait on ``changed``."""
