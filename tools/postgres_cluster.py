@@ -28,7 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typing.Self is Python 3.11; the framework environments run 3.10 too
+    from typing import Self
 
 __all__ = ["Cluster", "PostgresUnavailable", "server_binaries"]
 
