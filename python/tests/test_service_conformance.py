@@ -230,17 +230,9 @@ def test_runs_do_not_interfere(reference: str, reference_run: Run, tmp_path: Pat
 def postgres_reference(postgres_cluster: Any) -> Iterator[str]:
     """The reference service on a PostgreSQL store: a new database of the
     session's cluster; its address."""
-    code = ("import sys; from memorywire.service.server import main; "
-            "sys.exit(main(sys.argv[1:]))")
-    server = Process([sys.executable, "-c", code, "--listen", "127.0.0.1:0", "--store",
-                      postgres_cluster.create_database("conformance"), "--quiet", "--max-workers", "64"],
-                     "stderr")
-    try:
-        match = server.wait_for(re.compile(r'"event":"listening".*"address":"([0-9.]+:\d+)"'),
-                                START_TIMEOUT)
-        yield match.group(1)
-    finally:
-        server.stop()
+    dsn = postgres_cluster.create_database("conformance")
+    with ServeProcess(dsn, ["--quiet", "--max-workers", "64"]) as served:
+        yield served.target
 
 
 def test_reference_service_on_postgresql_passes_every_scenario(postgres_reference: str, reference_run: Run,

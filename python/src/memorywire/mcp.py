@@ -57,7 +57,7 @@ import memorywire.protobuf
 from memorywire._version import __version__
 from memorywire.client._shared import Doc, Operations, Streamed, Unary, Upload
 from memorywire.errors import MemorywireError, Violation
-from memorywire.service.errors import from_error_document
+from memorywire.service.errors import error, from_error_document
 
 __all__ = ["TOOLS", "InProcess", "Memory", "main", "server", "tool_schema"]
 
@@ -167,7 +167,6 @@ class InProcess(Operations[Doc, NoReturn, NoReturn]):
 
     def _unary(self, call: Unary) -> Doc:
         from memorywire.service.context import Call
-        from memorywire.service.errors import error
         from memorywire.service.registry import operation
 
         op = operation(call.method)
@@ -188,13 +187,16 @@ class InProcess(Operations[Doc, NoReturn, NoReturn]):
         return call.decode(out)
 
     def _watch(self, call: Streamed) -> NoReturn:
-        raise NotImplementedError("Watch is not served in process")
+        raise error("UNSUPPORTED_FEATURE", "Watch is not served by the in-process store of memorywire mcp; "
+                    "no tool streams")
 
     def _export(self, call: Streamed) -> NoReturn:
-        raise NotImplementedError("Export is not served in process")
+        raise error("UNSUPPORTED_FEATURE", "Export is not served by the in-process store of memorywire mcp; "
+                    "no tool streams")
 
     def _import(self, call: Upload) -> NoReturn:
-        raise NotImplementedError("Import is not served in process")
+        raise error("UNSUPPORTED_FEATURE", "Import is not served by the in-process store of memorywire mcp; "
+                    "no tool streams")
 
 
 # -- the tools --------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import shutil
 import socket
 import ssl
 import subprocess
@@ -529,7 +528,6 @@ def test_cors(server: MemoryServer, tenant: str) -> None:
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "http" / "watch.mjs"
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js 20 or later (fetch)")
 def test_the_javascript_example(server: MemoryServer, tenant: str) -> None:
     done = subprocess.run(["node", str(EXAMPLE), f"http://127.0.0.1:{server.http_port}", tenant],
                           capture_output=True, text=True, timeout=60, check=False)
