@@ -27,6 +27,11 @@ ignore-tenant
     caller sent (or none). Breaks operations.md section 4.1 and
     grpc-binding.md section 3.1 (nothing crosses tenants; a call without
     tenant fails with TENANT_REQUIRED).
+put-outside-scope
+    Moves the request scope of every Put into the scopes of its records (as
+    the service would complete them) and drops it, so that a Put finds its
+    records in the whole tenant. Breaks operations.md sections 4.1 and 6 (a
+    Put never replaces a record outside its request scope).
 replay-twice
     Gives every mutating request a new operation_id upstream (and puts the
     caller's back in the response), so that a retry is performed again.
@@ -190,12 +195,14 @@ from typing import Any, NamedTuple
 
 import grpc
 from google.protobuf import descriptor_pb2
+from memorywire.service.records import SCOPE_FIELDS
 from memorywire.service.registry import OPERATIONS, Operation, Streaming, operation
 from memorywire_conformance.service import reflection
 from memorywire_conformance.service.descriptors import SERVICE, message_class
 
 FAULTS = {
     "ignore-tenant": "forwards every call with one fixed tenant",
+    "put-outside-scope": "replaces records outside the request scope of a Put",
     "replay-twice": "performs retried operation ids again by giving each request a new one",
     "skip-revision-check": "drops expected_revision",
     "non-atomic-batch": "turns atomic Puts into non-atomic ones",
@@ -432,6 +439,11 @@ class Proxy:
                     item.ClearField("expected_revision")
             elif method in ("Update", "Delete", "Merge"):
                 parsed().ClearField("expected_revision")
+        elif fault == "put-outside-scope" and method == "Put" and parsed().HasField("scope"):
+            m = parsed()
+            for item in m.items:
+                _complete_scope(item.record.scope, m.scope)
+            m.ClearField("scope")
         elif fault == "non-atomic-batch" and method == "Put":
             parsed().atomic = False
         elif fault == "stage-ignored" and method == "Put":
@@ -704,6 +716,16 @@ class Proxy:
                 "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
                     self._reflection(service))}) for service in reflection.SERVICES]
         return out
+
+
+def _complete_scope(record_scope: Any, request_scope: Any) -> None:
+    """put-outside-scope: fill a record's scope from the request scope as
+    operations.md section 4.1 has the service do."""
+    for name in ("tenant", *SCOPE_FIELDS):
+        if getattr(request_scope, name) and not getattr(record_scope, name):
+            setattr(record_scope, name, getattr(request_scope, name))
+    if request_scope.namespace and not record_scope.namespace:
+        record_scope.namespace.extend(request_scope.namespace)
 
 
 def _split_import(data: bytes) -> list[bytes]:

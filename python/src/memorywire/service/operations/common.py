@@ -151,21 +151,26 @@ class Base:
         return f"revision is {stored.rev}, not {expected}"
 
     @staticmethod
-    def find_for_write(tx: Transaction, t: TenantState, rec: Mapping[str, Any],
-                       where: str) -> tuple[Row | None, bool]:
+    def find_for_write(tx: Transaction, t: TenantState, rec: Mapping[str, Any], where: str,
+                       scope: Mapping[str, Any] | None) -> tuple[Row | None, bool]:
         """The stored record a write replaces: by id, else by key within the
-        namespace; RECORD_EXISTS when the key is held by another record."""
+        namespace; RECORD_EXISTS when the key is held by another record, or
+        when the record found lies outside the request scope (identifiers
+        and keys are unique in the tenant, and a write changes only records
+        within its scope)."""
         stored = tx.find(t, rec["id"])
         key = rec.get("key")
-        if not key:
-            return stored, False
-        ns = rec.get("scope", {}).get("namespace")
-        holder = tx.find_key(t, ns, key)
-        if stored is None:
-            return holder, holder is not None
-        if holder is not None and holder.rid != stored.rid:
-            raise error("RECORD_EXISTS", "the key is held by another record", f"{where}/key")
-        return stored, False
+        by_key = False
+        if key:
+            holder = tx.find_key(t, rec.get("scope", {}).get("namespace"), key)
+            if stored is None:
+                stored, by_key = holder, holder is not None
+            elif holder is not None and holder.rid != stored.rid:
+                raise error("RECORD_EXISTS", "the key is held by another record", f"{where}/key")
+        if stored is not None and not r.within(stored.doc.get("scope"), scope):
+            raise error("RECORD_EXISTS", f"the {'key' if by_key else 'identifier'} is held by a "
+                        "record outside the request scope", f"{where}/{'key' if by_key else 'id'}")
+        return stored, by_key
 
     def write_record(self, tx: Transaction, t: TenantState, rec: dict[str, Any], stored: Row | None,
                      now: str, staged: bool = False) -> Row | None:

@@ -42,7 +42,7 @@ class Compact(Base):
             r.complete_scope(rec, scope, t.name)
             if tx.find(t, rec["id"]) is not None:
                 raise error("RECORD_EXISTS", "the summary's identifier is taken", "/summary/id")
-            stored, _ = self.find_for_write(tx, t, rec, "/summary")
+            stored, _ = self.find_for_write(tx, t, rec, "/summary", scope)
             if stored is not None:
                 raise error("RECORD_EXISTS", "the summary's key is held by another record",
                             "/summary/key")

@@ -167,7 +167,7 @@ class ImportStream:
                     rec = r.canonical(record)
                     r.complete_scope(rec, scope, t.name)
                     try:
-                        stored, _ = svc.find_for_write(tx, t, rec, f"/records/{i}")
+                        stored, _ = svc.find_for_write(tx, t, rec, f"/records/{i}", scope)
                     except ServiceError as e:
                         e.message = f"message {index} of the stream: {e.message}"
                         raise

@@ -47,7 +47,7 @@ class Put(Base):
         where = f"/items/{i}"
         rec = r.canonical(item["record"])
         r.complete_scope(rec, req.get("scope"), t.name)
-        stored, by_key = self.find_for_write(tx, t, rec, f"{where}/record")
+        stored, by_key = self.find_for_write(tx, t, rec, f"{where}/record", req.get("scope"))
         expected = item.get("expected_revision")
         if expected is not None:
             if (expected == 0 and stored is not None) or (

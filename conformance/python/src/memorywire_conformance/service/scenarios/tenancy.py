@@ -272,6 +272,38 @@ def scope_narrows(ctx: Ctx) -> None:
                      what="Update of a record outside the request scope")
 
 
+@scenario("Required.Service.Tenancy.WriteOutsideScope", "operations.md#4.1", "operations.md#6")
+def write_outside_scope(ctx: Ctx) -> None:
+    """A Put that names the identifier or key of a record outside its
+    request scope fails with RECORD_EXISTS and leaves that record as it
+    was: a Put never replaces a record outside its scope, nor moves it in."""
+    u1, u2 = {"user": "u-1"}, {"user": "u-2"}
+    ctx.put_ok(fact("f-1", "belongs to u-1"),
+               fact("k-1", "keyed", key="diet", scope={"namespace": ["prefs"]}), scope=u1)
+    for mode in (None, "upsert"):
+        item: dict[str, Any] = {"record": fact("f-1", "written for u-2")}
+        if mode:
+            item["mode"] = mode
+        results = ctx.put(items=[item], scope=u2).get("results", [])
+        ctx.eq(len(results), 1, "the number of Put results")
+        ctx.check_item_error(results[0], "ALREADY_EXISTS", "RECORD_EXISTS", "/items/0/record/id",
+                             what=f"a Put (mode {mode or 'absent'}) in the scope of u-2 of the "
+                                  "id of u-1's record")
+    keyed = ctx.put(fact("k-2", "keyed by u-2", key="diet", scope={"namespace": ["prefs"]}),
+                    scope=u2).get("results", [])
+    ctx.eq(len(keyed), 1, "the number of Put results")
+    ctx.check_item_error(keyed[0], "ALREADY_EXISTS", "RECORD_EXISTS", "/items/0/record/key",
+                         what="a Put in the scope of u-2 of the key of u-1's record")
+    stored = ctx.must_get("f-1")
+    ctx.eq((stored.get("fact"), stored.get("scope", {}).get("user"), stored.get("revision")),
+           ({"text": "belongs to u-1"}, "u-1", 1),
+           "u-1's record after the Puts (fact, user, revision)")
+    ctx.eq(ctx.get(["f-1", "k-1", "k-2"], scope=u2).get("missing_ids"), ["f-1", "k-1", "k-2"],
+           "Get in the scope of u-2")
+    again = ctx.put_ok(fact("f-1", "written again by u-1"), scope=u1)
+    ctx.eq(again[0].get("status"), "updated", "a Put of the same id within the record's scope")
+
+
 @scenario("Required.Service.Tenancy.ScopeFilledIn", "operations.md#4.1", "operations.md#4.3.1")
 def scope_filled_in(ctx: Ctx) -> None:
     """Put completes each record's scope from the request scope (fields the
