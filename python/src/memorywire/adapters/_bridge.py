@@ -56,6 +56,8 @@ class Loss:
 NO_TARGET_FIELD = "NO_TARGET_FIELD"     # the target has no field and no extension point for the member
 REWRITTEN = "REWRITTEN"                 # the target requires another form of the value (an id, a time)
 SUBSTITUTED = "SUBSTITUTED"             # the target requires a value the record does not have
+#: The members a target may require that a record can lack.
+SUBSTITUTABLE = ("created_at",)
 
 
 def loss_report(losses: Iterable[Loss]) -> list[dict[str, Any]]:
@@ -69,18 +71,18 @@ def loss_report(losses: Iterable[Loss]) -> list[dict[str, Any]]:
 
 
 def member_losses(record: Mapping[str, Any], carried: Mapping[str, Any], target: str,
-                  prefix: str = "") -> list[Loss]:
+                  prefix: str = "", rid: str | None = None) -> list[Loss]:
     """A loss for every member of ``record`` that ``carried`` (what the
     target gives back) does not hold equally, member by member, down to
     the first member that differs."""
-    rid = str(record.get("id", ""))
+    rid = str(record.get("id", "")) if rid is None else rid
     out: list[Loss] = []
     for key, value in record.items():
         pointer = f"{prefix}/{pointer_token(key)}"
         if key not in carried:
             out.append(Loss(rid, pointer, NO_TARGET_FIELD, f"{target} has no field for {pointer}"))
         elif type(value) is dict and type(carried[key]) is dict:
-            out.extend(member_losses(value, carried[key], target, pointer))
+            out.extend(member_losses(value, carried[key], target, pointer, rid))
         elif not same(value, carried[key]):
             out.append(Loss(rid, pointer, REWRITTEN, f"{target} holds another value at {pointer}"))
     return out
@@ -181,4 +183,8 @@ def losses(form: Any, records: Iterable[Mapping[str, Any]]) -> list[Loss]:
             out.append(Loss(rid, "", NO_TARGET_FIELD, f"{form.name} gives no record {rid!r} back"))
             continue
         out.extend(member_losses(record, back[rid], form.name))
+        for key in SUBSTITUTABLE:
+            if key not in record and key in back[rid]:
+                out.append(Loss(rid, f"/{key}", SUBSTITUTED,
+                                f"{form.name} requires /{key}, which the record lacks: a stand-in was written"))
     return out
