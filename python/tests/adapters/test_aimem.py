@@ -176,3 +176,28 @@ def test_a_time_the_bundle_requires_is_reported_when_the_record_lacks_it() -> No
     record = next(r for r in _examples() if "created_at" not in r)
     found = [x for x in losses(BUNDLE, [record]) if x.pointer == "/created_at"]
     assert [x.reason for x in found] == ["SUBSTITUTED"]
+
+
+def test_the_command_line_writes_a_bundle_and_its_loss_report(tmp_path: Path) -> None:
+    import io
+
+    import memorywire.json
+    from memorywire.cli import run
+
+    records = [r for r in _examples() if r.get("scope", {}).get("user") == "u-4821"]
+    stream = b"".join(memorywire.json.encode(r) + b"\n" for r in records)
+    out, err = io.BytesIO(), io.StringIO()
+    report = tmp_path / "lost.json"
+    status = run(["adapt", "-", "--to-form", "aimem.bundle", "--loss-report", str(report)],
+                 stdin=io.BytesIO(stream), stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    bundle = json.loads(out.getvalue())
+    assert bundle["checksum"] == checksum(bundle) and bundle["tenant_id"] == "urn:memorywire:user:u-4821"
+    decoded = [memorywire.json.decode(line) for line in stream.splitlines()]
+    assert json.loads(report.read_text("utf-8")) == loss_report(losses(BUNDLE, decoded))
+    path = tmp_path / "brain.aimem.json"
+    path.write_bytes(out.getvalue())
+    out = io.BytesIO()
+    assert run(["adapt", "--from", "aimem.bundle", str(path)], stdin=io.BytesIO(), stdout=out, stderr=err) == 0
+    back = [memorywire.json.decode(line) for line in out.getvalue().splitlines()]
+    assert {r["id"] for r in records} <= {r["id"] for r in back}

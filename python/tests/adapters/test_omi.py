@@ -163,3 +163,34 @@ def test_lines_begin_with_a_header() -> None:
 def test_through_the_reference_service(service: Callable[[], Any]) -> None:
     assert_service_round_trip(service(), DOCUMENT, _published("omi.document"), ordered=True)
     assert_service_round_trip(service(), LINES, _published("omi.jsonl"), ordered=True)
+
+
+def _cli(*argv: str, stdin: bytes = b"") -> tuple[int, bytes, str]:
+    import io
+
+    from memorywire.cli import run
+
+    out, err = io.BytesIO(), io.StringIO()
+    status = run(list(argv), stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_command_line_reads_and_writes_omi_files_as_they_are(tmp_path: Path) -> None:
+    import memorywire.json
+
+    records = _examples()
+    stream = b"".join(memorywire.json.encode(r) + b"\n" for r in records)
+    status, doc, err = _cli("adapt", "-", "--to-form", "omi.document", stdin=stream)
+    assert status == 0, err
+    assert json.loads(doc)["format"] == FORMAT  # the document itself, not a list of one
+    status, lines, err = _cli("adapt", "-", "--to-form", "omi.jsonl", stdin=stream)
+    assert status == 0, err
+    assert [json.loads(line) for line in lines.splitlines()] == LINES.from_records(records)
+    for form, text in (("omi.document", doc), ("omi.jsonl", lines + b"\n\n")):
+        path = tmp_path / "in"
+        path.write_bytes(text)
+        status, out, err = _cli("adapt", "--from", form, str(path))
+        assert status == 0, err
+        assert_exact([memorywire.json.decode(line) for line in out.splitlines()], records)
+    status, out, err = _cli("adapt", "--from", "omi.jsonl", "-", stdin=b'{"format": "x"}\n{')
+    assert status == 1 and "line 2 is not JSON" in err and out == b""

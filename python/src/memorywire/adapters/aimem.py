@@ -429,6 +429,6 @@ def _foreign_chunk(record: Record, producer: str, model: str | None, exported_at
 
 AIMEM_BUNDLE = Form("aimem.bundle", FRAMEWORK,
                     "AIMEM Bundles (draft-vu-aimem-bundle-00): a list of bundles, each an envelope with its chunks",
-                    _encode, _decode)
+                    _encode, _decode, file="document")
 
 FORMS = (AIMEM_BUNDLE,)

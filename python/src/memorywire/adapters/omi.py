@@ -273,9 +273,9 @@ def _decode_lines(records: list[Record]) -> list[Any]:
 
 OMI_DOCUMENT = Form("omi.document", FRAMEWORK,
                     "OMI-AI 0.1 documents (.omi.json): one list of documents, each an envelope with its memories",
-                    _encode_document, _decode_document)
+                    _encode_document, _decode_document, file="document")
 OMI_JSONL = Form("omi.jsonl", FRAMEWORK,
                  "OMI-AI 0.1 JSON Lines (.omi.jsonl): the objects of the lines, a header line then one per memory",
-                 _encode_lines, _decode_lines)
+                 _encode_lines, _decode_lines, file="lines")
 
 FORMS = (OMI_DOCUMENT, OMI_JSONL)
