@@ -144,10 +144,13 @@ examples:
 
 ADAPT_EPILOG = """\
 The items are read from a JSON list, as the framework's serializer or store
-gives them (a store row is an object of column name to value). The records
+gives them (a store row is an object of column name to value); a file of an
+interchange format is read as it is (an .omi.json document or an AIMEM
+Bundle, the lines of an .omi.jsonl file) and written back so. The records
 are written as a stream, canonical; errors are reported as by validate, with
 the JSON Pointer of the offending member of the items, and nothing is written.
-The forms and their mappings are described in spec/v1/adapters/.
+With --to-form, --loss-report lists what the form does not carry of each
+record. The forms and their mappings are described in spec/v1/adapters/.
 
 examples:
   memorywire adapt --list
@@ -155,6 +158,7 @@ examples:
   memorywire adapt records.jsonl --to-form openai.chat_message -o messages.json
   memorywire adapt --from openai_agents.session_item items.json | \\
       memorywire adapt --to-form langchain.messages_to_dict -
+  memorywire adapt records.jsonl --to-form aimem.bundle --loss-report lost.json -o brain.aimem.json
 """
 
 
@@ -267,6 +271,9 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
     adapt.add_argument("--output", "-o", default="-", metavar="OUT",
                        help="the output file, or - for standard output (the default)")
     adapt.add_argument("--list", action="store_true", help="list the forms and exit")
+    adapt.add_argument("--loss-report", metavar="FILE",
+                       help="with --to-form, write to FILE, record by record, what the form does not carry "
+                            "(JSON)")
     adapt.add_argument("--max-document-bytes", type=_bounded("max_document_bytes"), metavar="N",
                        default=Limits().max_document_bytes,
                        help="the greatest size of the input, and of one record, in bytes")
@@ -882,11 +889,19 @@ def _adapt_forth(src: _Source, form: Any, scope: dict[str, Any], out: _Output, a
 
     try:
         data, _ = _read_document(src, ctx.limits)
-        try:
-            items = json.loads(data, object_pairs_hook=_duplicate_free, parse_float=_finite,
-                               parse_constant=_no_constant)
-        except (ValueError, RecursionError) as e:
-            raise decode_error("INVALID_JSON", "", f"the items are not JSON: {e}") from None
+        def parse(text: bytes, where: str) -> Any:
+            try:
+                return json.loads(text, object_pairs_hook=_duplicate_free, parse_float=_finite,
+                                  parse_constant=_no_constant)
+            except (ValueError, RecursionError) as e:
+                raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
+
+        if form.file == "lines":  # one item per line; blank lines are skipped
+            items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
+        else:
+            items = parse(data, "the items are")
+            if form.file == "document" and isinstance(items, dict):
+                items = [items]
         if not isinstance(items, list):
             raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
         records = form.to_records(items, **scope)
@@ -915,9 +930,21 @@ def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace,
         records.append(item[0])
     try:
         items = form.from_records(records)
-        # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
-        text = json.dumps(items, ensure_ascii=False, allow_nan=False,
-                          default=lambda x: to_value(x))
+
+        def dump(x: Any) -> str:
+            # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
+            return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
+
+        if form.file == "lines":
+            text = "\n".join(dump(x) for x in items)
+        else:
+            text = dump(items[0] if form.file == "document" and len(items) == 1 else items)
+        if args.loss_report is not None:
+            from memorywire.adapters._bridge import loss_report, losses
+
+            with open(args.loss_report, "w", encoding="utf-8") as report:
+                json.dump(loss_report(losses(form, records)), report, ensure_ascii=False, indent=1)
+                report.write("\n")
     except AdapterError as e:
         ctx.stderr.write(_text_lines(src.name, 1, e))
         return False

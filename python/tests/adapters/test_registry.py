@@ -4,6 +4,7 @@ that hold for all forms (spec/v1/adapters/README.md)."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,12 @@ def _document(form: str) -> Path:
 def test_every_form_has_its_document_data_and_package_test(form: str) -> None:
     assert form in _document(form).read_text("utf-8"), f"{_document(form)} does not describe {form}"
     assert captured(form), f"no real output captured for {form} in {DATA / form}"
+    assert FORMS[form].file in ("list", "document", "lines")
+    module = importlib.import_module(f"memorywire.adapters.{_module(form)}")
+    if getattr(module, "PACKAGE", True) is None:
+        # A format with no package: its published text and artifacts are its test.
+        assert f"test_{_module(form)}.py" in {p.name for p in Path(__file__).parent.glob("test_*.py")}
+        return
     with open(FRAMEWORKS / "envs.toml", "rb") as f:
         envs = tomllib.load(f)
     package_test = f"test_{_module(form)}_package.py"

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: The normative documents of spec/v1 and the prefix of their requirement ids.
-#: primer.md is informative and has none.
+#: primer.md and related-formats.md are informative and have none.
 DOCUMENTS: Mapping[str, str] = {
     "core.md": "CORE",
     "operations.md": "OPS",
@@ -49,12 +49,15 @@ DOCUMENTS: Mapping[str, str] = {
     "adapters/README.md": "ADAPT",
     "adapters/agency-swarm.md": "ASWARM",
     "adapters/agentscope.md": "AGENTSCOPE",
+    "adapters/aimem.md": "AIMEM",
     "adapters/autogen.md": "AUTOGEN",
     "adapters/langchain.md": "LANGCHAIN",
     "adapters/langgraph.md": "LANGGRAPH",
     "adapters/letta.md": "LETTA",
     "adapters/mem0.md": "MEM",
     "adapters/metagpt.md": "METAGPT",
+    "adapters/mif.md": "MIF",
+    "adapters/omi.md": "OMI",
     "adapters/openai.md": "OPENAI",
     "adapters/openai-agents.md": "OAGENTS",
 }

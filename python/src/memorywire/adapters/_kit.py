@@ -61,6 +61,9 @@ class Form:
     encode: Callable[[list[Any], dict[str, Any]], list[Record]]
     decode: Callable[[list[Record]], list[Any]]
     extra: str | None = None
+    #: How a file holds the items: a JSON array of them (``list``), one
+    #: item or an array of them (``document``), one item per line (``lines``).
+    file: str = "list"
 
     def to_records(self, items: Iterable[Any], **scope: Any) -> list[Record]:
         """The memorywire records of ``items``, in their order; ``scope``

@@ -9,8 +9,8 @@ from types import MappingProxyType
 from memorywire.adapters._kit import Form
 
 #: Every adapter module of memorywire.adapters, each with a ``FORMS`` tuple.
-MODULES: tuple[str, ...] = ("agency_swarm", "agentscope", "autogen", "langchain", "langgraph", "letta", "mem0",
-                           "metagpt", "openai", "openai_agents")
+MODULES: tuple[str, ...] = ("agency_swarm", "agentscope", "aimem", "autogen", "langchain", "langgraph", "letta",
+                           "mem0", "metagpt", "mif", "omi", "openai", "openai_agents")
 
 
 def forms() -> Mapping[str, Form]:
