@@ -375,6 +375,13 @@ class Operations(ABC, Generic[R, W, E]):
                         patch=dict(patch) if patch is not None else None, reviewer=reviewer,
                         reason=reason)
 
+    def erase(self, scope: Mapping[str, Any] | None = None, *, filter: Mapping[str, Any] | None = None,
+              operation_id: str | None = None, timeout: float | None = None) -> R:
+        """Remove every record of a subject (a scope such as ``{"user":
+        "u-7"}``, a filter, or both) with every trace the store keeps of it:
+        ``receipt``."""
+        return self._do("Erase", operation_id, timeout, scope=scope, filter=filter)
+
     def watch(self, *, cursor: str | None = None, consumer: str | None = None,
               filter: Mapping[str, Any] | None = None, from_start: bool | None = None,
               max_events: int | None = None, scope: Mapping[str, Any] | None = None,

@@ -666,3 +666,39 @@ class Limits(_message.Message):
     max_items: int
     max_dimensions: int
     def __init__(self, max_document_bytes: _Optional[int] = ..., max_depth: _Optional[int] = ..., max_batch_records: _Optional[int] = ..., max_string_bytes: _Optional[int] = ..., max_items: _Optional[int] = ..., max_dimensions: _Optional[int] = ...) -> None: ...
+
+class EraseRequest(_message.Message):
+    __slots__ = ("specversion", "operation_id", "scope", "filter")
+    SPECVERSION_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    specversion: str
+    operation_id: str
+    scope: _record_pb2.Scope
+    filter: _filter_pb2.Filter
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ...) -> None: ...
+
+class EraseResponse(_message.Message):
+    __slots__ = ("specversion", "operation_id", "receipt")
+    SPECVERSION_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
+    specversion: str
+    operation_id: str
+    receipt: ErasureReceipt
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., receipt: _Optional[_Union[ErasureReceipt, _Mapping]] = ...) -> None: ...
+
+class ErasureReceipt(_message.Message):
+    __slots__ = ("records", "changes", "operations", "digest", "erased_at")
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    ERASED_AT_FIELD_NUMBER: _ClassVar[int]
+    records: int
+    changes: int
+    operations: int
+    digest: str
+    erased_at: _timestamp_pb2.Timestamp
+    def __init__(self, records: _Optional[int] = ..., changes: _Optional[int] = ..., operations: _Optional[int] = ..., digest: _Optional[str] = ..., erased_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -131,6 +131,9 @@ class Base:
             prior = tx.recorded(t, op)
             if prior is not None:
                 if prior[0] == method and prior[1] == digest:
+                    if not prior[2]:
+                        raise error("OPERATION_ERASED", "an erasure removed the response of this "
+                                    "operation; it is not performed again", "/operation_id")
                     tx.abandon = True
                     return prior[2]
                 raise error("OPERATION_ID_REUSED",
