@@ -303,6 +303,7 @@ CAUGHT_BY = {
     "drop-for-slow-reader": "Required.Service.Watch.SlowReader",
     "starve-other-tenants": "Required.Service.Fairness.OtherTenantsServed",
     "global-stream-pool": "Recommended.Service.Fairness.StreamBoundPerTenant",
+    "erase-as-hard-delete": "Required.Service.Erase.NothingReachable",
 }
 
 

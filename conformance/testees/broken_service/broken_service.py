@@ -49,6 +49,13 @@ hard-as-soft
     Turns every hard Delete into a soft one. Breaks operations.md sections
     4.7 and 11 (a hard deletion leaves nothing).
 
+erase-as-hard-delete
+    Performs every Erase as a hard Delete of the records of its scope that
+    satisfy its filter (of every record of the scope when it has none), and
+    answers with a receipt of its own. Breaks operations.md section 19 (an
+    Erase names a subject, removes the records' changes and the recorded
+    responses that name them, and a replay returns the first receipt).
+
 Faults of order and paging:
 
 shuffle-history
@@ -178,6 +185,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import itertools
 import re
 import signal
@@ -202,6 +210,7 @@ FAULTS = {
     "stage-ignored": "drops require_approval",
     "leak-deleted": "sets include_deleted on Get and Export",
     "hard-as-soft": "turns hard Deletes into soft ones",
+    "erase-as-hard-delete": "performs every Erase as a hard Delete",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
     "drop-next-cursor": "removes next_cursor from History and Search",
@@ -498,6 +507,8 @@ class Proxy:
             self._refuse_metadata(context)
             tenant = self._tenant(context)
             self._starve(tenant, context)
+            if self.fault == "erase-as-hard-delete" and method == "Erase":
+                return self._erase_as_delete(request, context)
             data, original = self._request(method, request)
             try:
                 response, call = stub.with_call(data, timeout=context.time_remaining(),
@@ -515,6 +526,33 @@ class Proxy:
             return self._response(method, response, original)
 
         return handle
+
+    def _erase_as_delete(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        """erase-as-hard-delete: a hard Delete, and a receipt made up from it."""
+        erase = _parse("Erase", request)
+        delete = message_class("DeleteRequest")(specversion=erase.specversion,
+                                                operation_id=erase.operation_id, mode=2)
+        delete.scope.CopyFrom(erase.scope)
+        if erase.HasField("filter"):
+            delete.filter.CopyFrom(erase.filter)
+        else:
+            delete.filter.compare.field = "/id"
+            delete.filter.compare.operator = 8  # exists: every record
+        stub = self.channel.unary_unary(operation("Delete").path)
+        try:
+            data = stub(delete.SerializeToString(), timeout=context.time_remaining(),
+                        metadata=self._metadata(context))
+        except grpc.RpcError as e:
+            self._abort(context, e)
+            raise AssertionError("unreachable") from None
+        ids = list(_parse("Delete", data, "Response").deleted_ids)
+        response = message_class("EraseResponse")(specversion=erase.specversion,
+                                                  operation_id=erase.operation_id)
+        response.receipt.records = len(ids)
+        response.receipt.digest = "sha256:" + hashlib.sha256(
+            "".join(x + "\n" for x in sorted(ids)).encode()).hexdigest()
+        response.receipt.erased_at.GetCurrentTime()
+        return bytes(response.SerializeToString())
 
     def _server_stream(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext],
                                                         Iterator[bytes]]:

@@ -5,6 +5,7 @@ from memorywire_conformance.service.scenarios import (  # noqa: F401
     approval,
     capabilities,
     credentials,
+    erase,
     fairness,
     history,
     lifecycle,
