@@ -409,12 +409,17 @@ class Operations(ABC, Generic[R, W, E]):
         return self._export(Streamed("Export", data, self._deadline(timeout)))
 
     def import_(self, records: Iterable[Mapping[str, Any]], *, scope: Mapping[str, Any] | None = None,
-                mode: str | None = None, batch_size: int = 1000, operation_id: str | None = None,
+                mode: str | None = None, conflict: str | None = None, deduplicate: bool | None = None,
+                dry_run: bool | None = None, batch_size: int = 1000, operation_id: str | None = None,
                 timeout: float | None = None) -> R:
         """Write records into a scope as one atomic Import, in messages of
         ``batch_size`` records; ``mode="replace"`` makes it a snapshot of
-        the scope. Returns ``imported``."""
-        head = envelope({"scope": scope, "mode": mode}, operation_id)
+        the scope; ``conflict`` (overwrite, skip, new_id, merge) says what
+        happens to a record whose id or key is held, ``deduplicate`` leaves
+        out records whose content the scope holds, ``dry_run`` writes
+        nothing. Returns ``imported`` and the counts of each outcome."""
+        head = envelope({"scope": scope, "mode": mode, "conflict": conflict, "deduplicate": deduplicate,
+                         "dry_run": dry_run}, operation_id)
         request_type = operation("Import").request_type
         messages: list[bytes] = []
         batch: list[Doc] = []

@@ -90,6 +90,14 @@ class ChangeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANGE_TYPE_UPDATED: _ClassVar[ChangeType]
     CHANGE_TYPE_DELETED: _ClassVar[ChangeType]
 
+class ImportConflict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    IMPORT_CONFLICT_UNSPECIFIED: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_OVERWRITE: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_SKIP: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_NEW_ID: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_MERGE: _ClassVar[ImportConflict]
+
 class ImportMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     IMPORT_MODE_UNSPECIFIED: _ClassVar[ImportMode]
@@ -137,6 +145,11 @@ CHANGE_TYPE_UNSPECIFIED: ChangeType
 CHANGE_TYPE_CREATED: ChangeType
 CHANGE_TYPE_UPDATED: ChangeType
 CHANGE_TYPE_DELETED: ChangeType
+IMPORT_CONFLICT_UNSPECIFIED: ImportConflict
+IMPORT_CONFLICT_OVERWRITE: ImportConflict
+IMPORT_CONFLICT_SKIP: ImportConflict
+IMPORT_CONFLICT_NEW_ID: ImportConflict
+IMPORT_CONFLICT_MERGE: ImportConflict
 IMPORT_MODE_UNSPECIFIED: ImportMode
 IMPORT_MODE_MERGE: ImportMode
 IMPORT_MODE_REPLACE: ImportMode
@@ -600,28 +613,46 @@ class ExportResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ...) -> None: ...
 
 class ImportRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "records", "mode")
+    __slots__ = ("specversion", "operation_id", "scope", "records", "mode", "conflict", "deduplicate", "dry_run")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     RECORDS_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
     records: _containers.RepeatedCompositeFieldContainer[_record_pb2.MemoryRecord]
     mode: ImportMode
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., mode: _Optional[_Union[ImportMode, str]] = ...) -> None: ...
+    conflict: ImportConflict
+    deduplicate: bool
+    dry_run: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., mode: _Optional[_Union[ImportMode, str]] = ..., conflict: _Optional[_Union[ImportConflict, str]] = ..., deduplicate: _Optional[bool] = ..., dry_run: _Optional[bool] = ...) -> None: ...
 
 class ImportResponse(_message.Message):
-    __slots__ = ("specversion", "operation_id", "imported")
+    __slots__ = ("specversion", "operation_id", "imported", "created", "replaced", "unchanged", "skipped", "duplicates", "renamed")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    REPLACED_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATES_FIELD_NUMBER: _ClassVar[int]
+    RENAMED_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     imported: int
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., imported: _Optional[int] = ...) -> None: ...
+    created: int
+    replaced: int
+    unchanged: int
+    skipped: int
+    duplicates: int
+    renamed: int
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., imported: _Optional[int] = ..., created: _Optional[int] = ..., replaced: _Optional[int] = ..., unchanged: _Optional[int] = ..., skipped: _Optional[int] = ..., duplicates: _Optional[int] = ..., renamed: _Optional[int] = ...) -> None: ...
 
 class GetCapabilitiesRequest(_message.Message):
     __slots__ = ("specversion", "operation_id")
