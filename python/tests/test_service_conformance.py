@@ -304,6 +304,7 @@ CAUGHT_BY = {
     "starve-other-tenants": "Required.Service.Fairness.OtherTenantsServed",
     "global-stream-pool": "Recommended.Service.Fairness.StreamBoundPerTenant",
     "erase-as-hard-delete": "Required.Service.Erase.NothingReachable",
+    "ignore-import-policies": "Required.Service.Import.ConflictPolicies",
 }
 
 

@@ -55,6 +55,11 @@ erase-as-hard-delete
     answers with a receipt of its own. Breaks operations.md section 19 (an
     Erase names a subject, removes the records' changes and the recorded
     responses that name them, and a replay returns the first receipt).
+ignore-import-policies
+    Drops conflict, deduplicate and dry_run from every Import message, as a
+    service that does not know them while it lists import.policies. Breaks
+    operations.md section 17.2 (conflict policies, deduplication and dry
+    run).
 
 Faults of order and paging:
 
@@ -211,6 +216,7 @@ FAULTS = {
     "leak-deleted": "sets include_deleted on Get and Export",
     "hard-as-soft": "turns hard Deletes into soft ones",
     "erase-as-hard-delete": "performs every Erase as a hard Delete",
+    "ignore-import-policies": "drops conflict, deduplicate and dry_run from Import",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
     "drop-next-cursor": "removes next_cursor from History and Search",
@@ -451,6 +457,10 @@ class Proxy:
             m = parsed()
             if m.mode == 2:
                 m.mode = 1
+        elif fault == "ignore-import-policies" and method == "Import":
+            m = parsed()
+            for name in ("conflict", "deduplicate", "dry_run"):
+                m.ClearField(name)
         elif fault == "ignore-consumer" and method == "Watch":
             parsed().consumer = ""
         elif fault == "lenient-cursor" and method in ("History", "Search"):

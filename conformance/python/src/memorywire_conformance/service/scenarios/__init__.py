@@ -8,6 +8,7 @@ from memorywire_conformance.service.scenarios import (  # noqa: F401
     erase,
     fairness,
     history,
+    import_policies,
     lifecycle,
     put,
     reflection,
