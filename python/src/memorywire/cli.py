@@ -110,12 +110,18 @@ LINE is the line of the document in a JSON Lines stream, its position
 With --output json, each error is one JSON object on a line of its own
 (JSON Lines) with the members file, line, pointer, reason, code and message.
 Reading goes on past an invalid document wherever the next one can be found.
+With --errors FILE, each rejected document is also written to FILE, one JSON
+object a line, with the members file, line, error (its Error: code, reason,
+message, violations) and, for JSON input read from a file, document (the
+rejected document, or text when it is not JSON), so that the rejected records
+can be fixed and sent again.
 
 examples:
   memorywire validate record.json request.msgpack
   memorywire validate --type memorywire.v1.PutRequest request.json
   memorywire validate --stream --from protobuf export.bin
   memorywire validate --output json records.jsonl | jq .reason
+  memorywire validate --errors rejected.jsonl records.jsonl
 """
 
 CONVERT_EPILOG = """\
@@ -220,6 +226,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                           help="a file, or - for standard input")
     validate.add_argument("--output", choices=("text", "json"), default="text",
                           help="how errors are printed (default: text)")
+    validate.add_argument("--errors", metavar="OUT",
+                          help="also write each rejected document with its Error to OUT (JSON Lines)")
 
     conv = sub.add_parser(
         "convert", parents=[common], formatter_class=formatter, epilog=CONVERT_EPILOG,
@@ -586,8 +594,52 @@ def _usage(ctx: _Context, message: str) -> int:
 # -- validate --------------------------------------------------------------------
 
 
+def _rejected_lines(path: str, src: _Source, rejected: list[tuple[int, MemorywireError]]) -> bytes:
+    """The lines of an error file (``validate --errors``) for the documents
+    of one input that were rejected: each with its Error and, for JSON read
+    from a file, the document itself (its text when it is not JSON)."""
+    texts: dict[int, bytes] = {}
+    if path != "-" and src.encoding == "json":
+        try:
+            with open(path, "rb") as fp:
+                data = fp.read()
+        except OSError:
+            data = b""
+        if src.stream:
+            wanted = {position for position, _ in rejected}
+            texts = {n: line for n, line in enumerate(data.splitlines(), 1) if n in wanted}
+        else:
+            texts = {1: data}
+    out = []
+    for position, e in rejected:
+        entry: dict[str, Any] = {"file": src.name, "line": position, "error": e.to_error_document()}
+        text = texts.get(position)
+        if text is not None:
+            try:
+                entry["document"] = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                entry["text"] = text.decode("utf-8", "replace")
+        out.append(orjson.dumps(entry) + b"\n")
+    return b"".join(out)
+
+
 def _validate(args: argparse.Namespace, ctx: _Context) -> int:
     status = 0
+    errors_out = None
+    if args.errors is not None:
+        try:
+            errors_out = open(args.errors, "wb")  # noqa: SIM115 (closed below)
+        except OSError as e:
+            return _usage(ctx, f"cannot write {args.errors}: {e.strerror or e}")
+    try:
+        return _validate_files(args, ctx, errors_out, status)
+    finally:
+        if errors_out is not None:
+            errors_out.close()
+
+
+def _validate_files(args: argparse.Namespace, ctx: _Context, errors_out: BinaryIO | None,
+                    status: int) -> int:
     for path in args.files:
         try:
             src = _open(path, args, ctx)
@@ -596,11 +648,13 @@ def _validate(args: argparse.Namespace, ctx: _Context) -> int:
             status = 2
             continue
         progress = _Progress(ctx.stderr) if src.stream else None
+        rejected: list[tuple[int, MemorywireError]] = []
         try:
             encoding = _stream_encoding(src) if src.stream else None
             for position, item in _documents(src, encoding, args, ctx, progress):
                 if not isinstance(item, MemorywireError):
                     continue
+                rejected.append((position, item))
                 if status == 0:
                     status = 1
                 if progress is not None:
@@ -618,6 +672,8 @@ def _validate(args: argparse.Namespace, ctx: _Context) -> int:
             if progress is not None:
                 progress.clear()
             src.close()
+        if errors_out is not None and rejected:
+            errors_out.write(_rejected_lines(path, src, rejected))
     return status
 
 
