@@ -247,6 +247,16 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
         description="Print each document of the input as readable, indented JSON.")
     inspect.add_argument("file", metavar="FILE", help="a file, or - for standard input")
 
+    verify = sub.add_parser(
+        "verify", parents=[common], formatter_class=formatter,
+        help="check the integrity block of an export",
+        description="Check that a stream of ExportResponse documents (an Export saved as it came, in "
+                    "any stream encoding) holds the records its integrity block names: their number "
+                    "and the SHA-256 of their canonical Protobuf encodings, each preceded by its "
+                    "length (operations.md section 17.1). Exit 0 when they match, 1 otherwise.",
+        epilog="example:\n  memorywire verify export.jsonl")
+    verify.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+
     testee = sub.add_parser(
         "testee", formatter_class=formatter,
         help="run the reference codec as a conformance testee on stdin and stdout",
@@ -288,13 +298,14 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                    help="serve memory tools to a model over the Model Context Protocol, on a service or "
                         "an embedded store (memorywire mcp --help)")
 
-    for p in (parser, common, validate, conv, inspect, testee, adapt):
+    for p in (parser, common, validate, conv, inspect, testee, adapt, verify):
         p.out, p.err = out, err
     testee.set_defaults(handler=_testee, parser=testee, type=DEFAULT_TYPE,
                         max_document_bytes=Limits().max_document_bytes)
     validate.set_defaults(handler=_validate, parser=validate)
     conv.set_defaults(handler=_convert, parser=conv)
     inspect.set_defaults(handler=_inspect, parser=inspect)
+    verify.set_defaults(handler=_verify, parser=verify)
     adapt.set_defaults(handler=_adapt, parser=adapt)
     return parser
 
@@ -1020,3 +1031,64 @@ def _inspect(args: argparse.Namespace, ctx: _Context) -> int:
     finally:
         src.close()
     return status
+
+
+# -- verify ------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace, ctx: _Context) -> int:
+    """Recompute the integrity block of an export and compare."""
+    import hashlib
+
+    from memorywire import protobuf
+    from memorywire._compiled import varint
+
+    # The input is a stream of ExportResponse messages, whatever its suffix
+    # (the arguments the parsers share keep their defaults for the others).
+    args.type = "memorywire.v1.ExportResponse"
+    if args.stream is None:
+        args.stream = True
+    try:
+        src = _open(args.file, args, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    digest = hashlib.sha256()
+    count = 0
+    block: dict[str, Any] | None = None
+    # The records were read and checked with their messages: nested records
+    # carry no specversion, so they are encoded as such.
+    record_encoder = protobuf.Encoder(DEFAULT_TYPE)
+    try:
+        encoding = _stream_encoding(src) if src.stream else None
+        for position, item in _documents(src, encoding, args, ctx):
+            if isinstance(item, MemorywireError):
+                ctx.stdout.write(_text_lines(src.name, position, item).encode("utf-8"))
+                return 1
+            doc = item[0]
+            if block is not None:
+                ctx.stdout.write(f"{src.name}:{position}: a message follows the integrity block\n".encode())
+                return 1
+            for record in doc.get("records", ()):
+                data = record_encoder.encode_valid(record)
+                digest.update(varint(len(data)) + data)
+                count += 1
+            if "integrity" in doc:
+                block = doc["integrity"]
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    finally:
+        src.close()
+    found = "sha256:" + digest.hexdigest()
+    if block is None:
+        ctx.stdout.write(f"{src.name}: no integrity block: the export was not asked for one, or "
+                         "its last message is missing\n".encode())
+        return 1
+    if (block.get("records", 0), block.get("digest")) != (count, found):
+        ctx.stdout.write(f"{src.name}: the records do not match the integrity block: {count} records "
+                         f"with {found}, the block says {block.get('records', 0)} with "
+                         f"{block.get('digest')}\n".encode())
+        return 1
+    ctx.stdout.write(f"{src.name}: {count} records, {found}: verified\n".encode())
+    return 0

@@ -589,28 +589,40 @@ class CommitOffsetResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class ExportRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "include_deleted", "filter")
+    __slots__ = ("specversion", "operation_id", "scope", "include_deleted", "filter", "integrity")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_DELETED_FIELD_NUMBER: _ClassVar[int]
     FILTER_FIELD_NUMBER: _ClassVar[int]
+    INTEGRITY_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
     include_deleted: bool
     filter: _filter_pb2.Filter
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., include_deleted: _Optional[bool] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ...) -> None: ...
+    integrity: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., include_deleted: _Optional[bool] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ..., integrity: _Optional[bool] = ...) -> None: ...
 
 class ExportResponse(_message.Message):
-    __slots__ = ("specversion", "operation_id", "records")
+    __slots__ = ("specversion", "operation_id", "records", "integrity")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     RECORDS_FIELD_NUMBER: _ClassVar[int]
+    INTEGRITY_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     records: _containers.RepeatedCompositeFieldContainer[_record_pb2.MemoryRecord]
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ...) -> None: ...
+    integrity: ExportIntegrity
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., integrity: _Optional[_Union[ExportIntegrity, _Mapping]] = ...) -> None: ...
+
+class ExportIntegrity(_message.Message):
+    __slots__ = ("records", "digest")
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    records: int
+    digest: str
+    def __init__(self, records: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class ImportRequest(_message.Message):
     __slots__ = ("specversion", "operation_id", "scope", "records", "mode", "conflict", "deduplicate", "dry_run")

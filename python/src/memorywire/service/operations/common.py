@@ -29,7 +29,8 @@ IMPLEMENTATION = "memorywire-reference"
 #: write, from the registry.
 OPERATIONS = tuple(op.name for op in registry.OPERATIONS)
 FEATURES = ("search.text", "search.vector", "search.hybrid", "watch", "watch.offsets", "approval",
-            "encryption", "expire.decay", "import.replace", "import.policies")
+            "encryption", "expire.decay", "import.replace", "import.policies",
+            "export.integrity")
 MUTATING = frozenset(op.name for op in registry.OPERATIONS if op.mutating)
 
 #: The statuses of the records that Get and Update do not see.

@@ -47,6 +47,20 @@ class ExportAndImport(Base):
             yield from self.store.scan(num, Selection.of(req.get("scope"), not_statuses=(
                 () if req.get("include_deleted") else ("deleted", "rejected"))))
 
+        integrity = hashlib.sha256() if req.get("integrity") else None
+        sent = [0]
+
+        def batch_of(parts: list[tuple[int, bytes]]) -> bytes:
+            """The records of a message as they are sent, counted into the
+            integrity block: each record's canonical bytes with their length
+            (its field without the tag byte)."""
+            kept = list(present(parts))
+            if integrity is not None:
+                for field in kept:
+                    integrity.update(field[1:])
+                sent[0] += len(kept)
+            return b"".join(kept)
+
         def present(parts: list[tuple[int, bytes]]) -> Iterator[bytes]:
             """The records of a batch that the store still holds, read again
             as the batch leaves: an erasure that commits while the export
@@ -69,16 +83,19 @@ class ExportAndImport(Base):
                 body = record_enc.encode_valid(row.doc)
                 field = b"\x1a" + varint(len(body)) + body
                 if parts and (len(parts) >= batch_limit or size + len(field) > size_limit):
-                    batch = b"".join(present(parts))
+                    batch = batch_of(parts)
                     if batch:
                         yield head + batch
                     parts, size = [], len(head)
                 parts.append((row.rid, field))
                 size += len(field)
             if parts:
-                batch = b"".join(present(parts))
+                batch = batch_of(parts)
                 if batch:
                     yield head + batch
+            if integrity is not None:
+                yield self.encode(response_type("Export"), self.envelope(req, integrity={
+                    "records": sent[0], "digest": "sha256:" + integrity.hexdigest()}))
 
         return frames()
 
