@@ -305,6 +305,7 @@ CAUGHT_BY = {
     "global-stream-pool": "Recommended.Service.Fairness.StreamBoundPerTenant",
     "erase-as-hard-delete": "Required.Service.Erase.NothingReachable",
     "ignore-import-policies": "Required.Service.Import.ConflictPolicies",
+    "drop-integrity-block": "Required.Service.Export.Integrity",
 }
 
 

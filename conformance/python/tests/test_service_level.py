@@ -54,7 +54,8 @@ OPERATIONS = {"Put", "Get", "History", "Search", "Update", "Delete", "Expire", "
               "Compact", "Review", "Watch", "CommitOffset", "Export", "Import",
               "GetCapabilities", "Erase"}
 FEATURES = {"search.text", "search.vector", "search.hybrid", "watch", "watch.offsets",
-            "approval", "encryption", "expire.decay", "import.replace", "import.policies"}
+            "approval", "encryption", "expire.decay", "import.replace", "import.policies",
+            "export.integrity"}
 
 
 # The descriptor set.

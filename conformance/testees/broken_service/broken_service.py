@@ -55,6 +55,10 @@ erase-as-hard-delete
     answers with a receipt of its own. Breaks operations.md section 19 (an
     Erase names a subject, removes the records' changes and the recorded
     responses that name them, and a replay returns the first receipt).
+drop-integrity-block
+    Removes the integrity block from the last message of every Export that
+    asked for one. Breaks operations.md section 17.1 (the last message
+    carries the integrity block of the records sent).
 ignore-import-policies
     Drops conflict, deduplicate and dry_run from every Import message, as a
     service that does not know them while it lists import.policies. Breaks
@@ -217,6 +221,7 @@ FAULTS = {
     "hard-as-soft": "turns hard Deletes into soft ones",
     "erase-as-hard-delete": "performs every Erase as a hard Delete",
     "ignore-import-policies": "drops conflict, deduplicate and dry_run from Import",
+    "drop-integrity-block": "removes the integrity block from Export streams",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
     "drop-next-cursor": "removes next_cursor from History and Search",
@@ -499,6 +504,11 @@ class Proxy:
             msg = _parse(method, data, "Response")
             msg.ClearField("next_cursor")
             return bytes(msg.SerializeToString())
+        if fault == "drop-integrity-block" and method == "Export":
+            msg = _parse(method, data, "Response")
+            if msg.HasField("integrity"):
+                msg.ClearField("integrity")
+                return bytes(msg.SerializeToString())
         if fault == "reverse-export" and method == "Export":
             msg = _parse(method, data, "Response")
             records = list(msg.records)[::-1]

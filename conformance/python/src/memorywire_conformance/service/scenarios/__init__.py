@@ -9,6 +9,7 @@ from memorywire_conformance.service.scenarios import (  # noqa: F401
     fairness,
     history,
     import_policies,
+    integrity,
     lifecycle,
     put,
     reflection,
