@@ -306,11 +306,13 @@ class Operations(ABC, Generic[R, W, E]):
     def history(self, *, scope: Mapping[str, Any] | None = None, thread: str | None = None,
                 agents: Sequence[str] | None = None, kinds: Sequence[str] | None = None,
                 cursor: str | None = None, limit: int | None = None, order: str | None = None,
-                timeout: float | None = None) -> R:
-        """A page of a thread in insertion order: ``records`` and ``next_cursor``."""
+                branch: str | None = None, timeout: float | None = None) -> R:
+        """A page of a thread in insertion order, or of the conversation
+        branch that ends at the record ``branch``: ``records`` and
+        ``next_cursor``."""
         return self._do("History", None, timeout, scope=scope, thread=thread,
                         agents=list(agents) if agents else None, kinds=list(kinds) if kinds else None,
-                        cursor=cursor, limit=limit, order=order)
+                        cursor=cursor, limit=limit, order=order, branch=branch)
 
     def search(self, text: str | None = None, *, vector: Mapping[str, Any] | None = None,
                filter: Mapping[str, Any] | None = None, fusion: Mapping[str, Any] | None = None,

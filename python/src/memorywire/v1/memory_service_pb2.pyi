@@ -233,7 +233,7 @@ class GetResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., missing_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HistoryRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "thread", "agents", "kinds", "cursor", "limit", "order")
+    __slots__ = ("specversion", "operation_id", "scope", "thread", "agents", "kinds", "cursor", "limit", "order", "branch")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
@@ -243,6 +243,7 @@ class HistoryRequest(_message.Message):
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
@@ -252,7 +253,8 @@ class HistoryRequest(_message.Message):
     cursor: str
     limit: int
     order: SortOrder
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., thread: _Optional[_Union[HistoryThread, str]] = ..., agents: _Optional[_Iterable[str]] = ..., kinds: _Optional[_Iterable[_Union[_record_pb2.RecordKind, str]]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., order: _Optional[_Union[SortOrder, str]] = ...) -> None: ...
+    branch: str
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., thread: _Optional[_Union[HistoryThread, str]] = ..., agents: _Optional[_Iterable[str]] = ..., kinds: _Optional[_Iterable[_Union[_record_pb2.RecordKind, str]]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., order: _Optional[_Union[SortOrder, str]] = ..., branch: _Optional[str] = ...) -> None: ...
 
 class HistoryResponse(_message.Message):
     __slots__ = ("specversion", "operation_id", "records", "next_cursor")

@@ -30,7 +30,7 @@ IMPLEMENTATION = "memorywire-reference"
 OPERATIONS = tuple(op.name for op in registry.OPERATIONS)
 FEATURES = ("search.text", "search.vector", "search.hybrid", "watch", "watch.offsets", "approval",
             "encryption", "expire.decay", "import.replace", "import.policies",
-            "export.integrity")
+            "export.integrity", "history.branches")
 MUTATING = frozenset(op.name for op in registry.OPERATIONS if op.mutating)
 
 #: The statuses of the records that Get and Update do not see.
