@@ -306,6 +306,7 @@ CAUGHT_BY = {
     "erase-as-hard-delete": "Required.Service.Erase.NothingReachable",
     "ignore-import-policies": "Required.Service.Import.ConflictPolicies",
     "drop-integrity-block": "Required.Service.Export.Integrity",
+    "ignore-branch": "Required.Service.History.Branch",
 }
 
 

@@ -55,7 +55,7 @@ OPERATIONS = {"Put", "Get", "History", "Search", "Update", "Delete", "Expire", "
               "GetCapabilities", "Erase"}
 FEATURES = {"search.text", "search.vector", "search.hybrid", "watch", "watch.offsets",
             "approval", "encryption", "expire.decay", "import.replace", "import.policies",
-            "export.integrity"}
+            "export.integrity", "history.branches"}
 
 
 # The descriptor set.

@@ -55,6 +55,10 @@ erase-as-hard-delete
     answers with a receipt of its own. Breaks operations.md section 19 (an
     Erase names a subject, removes the records' changes and the recorded
     responses that name them, and a replay returns the first receipt).
+ignore-branch
+    Drops branch from every History request, as a service that does not know
+    it while it lists history.branches. Breaks operations.md section 8 (a
+    History with branch reads the records of the branch only).
 drop-integrity-block
     Removes the integrity block from the last message of every Export that
     asked for one. Breaks operations.md section 17.1 (the last message
@@ -222,6 +226,7 @@ FAULTS = {
     "erase-as-hard-delete": "performs every Erase as a hard Delete",
     "ignore-import-policies": "drops conflict, deduplicate and dry_run from Import",
     "drop-integrity-block": "removes the integrity block from Export streams",
+    "ignore-branch": "drops branch from History requests",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
     "drop-next-cursor": "removes next_cursor from History and Search",
@@ -466,6 +471,8 @@ class Proxy:
             m = parsed()
             for name in ("conflict", "deduplicate", "dry_run"):
                 m.ClearField(name)
+        elif fault == "ignore-branch" and method == "History":
+            parsed().branch = ""
         elif fault == "ignore-consumer" and method == "Watch":
             parsed().consumer = ""
         elif fault == "lenient-cursor" and method in ("History", "Search"):

@@ -3,6 +3,7 @@ package registers them, in the order of the report."""
 
 from memorywire_conformance.service.scenarios import (  # noqa: F401
     approval,
+    branches,
     capabilities,
     credentials,
     erase,
