@@ -231,3 +231,39 @@ def test_checkpoint_waits_for_no_reader(tmp_path: Path) -> None:
         assert Path(store.path + "-wal").stat().st_size == 0
     finally:
         store.close()
+
+
+def test_the_other_replica_drops_what_an_erase_removed(postgres_dsn: str) -> None:
+    """Two processes on one PostgreSQL database: the one that did not
+    perform the Erase drops the erased records from its loaded in-memory
+    indexes (vector and full text) before its next search."""
+    from memorywire.service.postgres import PostgresStore
+
+    stores = [PostgresStore(postgres_dsn, vector_exact_threshold=0, text_index_threshold=0) for _ in range(2)]
+    try:
+        writer, reader = (Service(s) for s in stores)
+        call = Call("t")
+        records = [fact(f"s{i}", f"{MARKER} {i}", scope={"user": USER}, embeddings=embedding(VECTOR))
+                   for i in range(3)]
+        records += [fact(f"o{i}", f"other {i}", scope={"user": "bob"}, embeddings=embedding(OTHER_VECTOR))
+                    for i in range(3)]
+        writer.put(call, {"specversion": "1.0", "operation_id": "p", "items": [{"record": r} for r in records]})
+
+        def search(**request: Any) -> list[str]:
+            data = reader.search(call, {"specversion": "1.0", "operation_id": "s", "limit": 10, **request})
+            hits = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse").get("hits", [])
+            return sorted(h["record"]["id"] for h in hits)
+
+        query = {"model": "demo", "values": VECTOR}
+        assert search(vector=query) == ["o0", "o1", "o2", "s0", "s1", "s2"]
+        assert search(text=MARKER) == ["s0", "s1", "s2"]
+        num = stores[1].tenant_num("t")
+        assert num is not None
+        assert len(stores[1].vectors.of_tenant(num)[0]) == 6 and len(stores[1].texts.loaded(num) or ()) == 6
+        writer.erase(call, {"specversion": "1.0", "operation_id": "x", "scope": {"user": USER}})
+        assert search(vector=query) == ["o0", "o1", "o2"]
+        assert search(text=MARKER) == []
+        assert len(stores[1].vectors.of_tenant(num)[0]) == 3 and len(stores[1].texts.loaded(num) or ()) == 3
+    finally:
+        for s in stores:
+            s.close()
