@@ -20,7 +20,8 @@ for each top-level document type, an inlined copy of its schema file:
   ``memorywire.validate`` in the tests;
 * string lengths, array sizes and the member counts of free-form objects are
   capped to keep documents small and generation fast (never loosening a
-  bound of the schema);
+  bound of the schema), except the length of a string whose pattern bounds
+  it (a digest, a timestamp);
 * ``specversion`` is pinned to ``"1.0"``, the version of the reader under
   test (other versions have targeted tests), so each schema is taken in its
   strict form, without its newer-minor form (``$defs``); specversion is
@@ -264,9 +265,17 @@ def _inline(node: Any, current: str, path: tuple[str, ...]) -> Any:
     return out
 
 
+def _bounded_pattern(schema: dict[str, Any]) -> bool:
+    """Whether a string's pattern bounds its length by itself (no ``+``,
+    ``*`` or open ``{n,}``), as a digest's or a timestamp's does: capping
+    such a string below the pattern's length would leave none to generate."""
+    pattern = schema.get("pattern")
+    return isinstance(pattern, str) and not any(q in pattern for q in ("+", "*", ",}"))
+
+
 def _cap(schema: dict[str, Any]) -> None:
     types = schema.get("type")
-    if types == "string" or "maxLength" in schema or "minLength" in schema:
+    if (types == "string" or "maxLength" in schema or "minLength" in schema) and not _bounded_pattern(schema):
         lo = schema.get("minLength", 0)
         schema["maxLength"] = max(lo, min(schema.get("maxLength", MAX_STRING), MAX_STRING))
     if types == "array" or "items" in schema:

@@ -123,6 +123,33 @@ def test_validate_json_output(broken_jsonl: pathlib.Path, tmp_path: pathlib.Path
         assert set(e) == {"file", "line", "pointer", "reason", "code", "message"}
 
 
+def test_validate_writes_the_rejected_records(broken_jsonl: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """--errors writes each rejected document with its typed Error, as JSON
+    Lines, ready to be fixed and sent again; valid documents are not in it."""
+    lines = broken_jsonl.read_text(encoding="utf-8").splitlines()
+    lines[9] = "{not json"
+    broken_jsonl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "fact", "fact": {"text": "no id"}}))
+    errors = tmp_path / "rejected.jsonl"
+    status, out, _ = run("validate", "--errors", errors, broken_jsonl, bad)
+    assert status == 1 and out
+    rejected = [json.loads(line) for line in errors.read_text(encoding="utf-8").splitlines()]
+    assert [(r["file"], r["line"]) for r in rejected] == [
+        (str(broken_jsonl), 10), (str(broken_jsonl), BROKEN_LINE), (str(bad), 1)]
+    assert rejected[0]["text"] == "{not json" and "document" not in rejected[0]
+    assert rejected[0]["error"]["reason"] == "SYNTAX_ERROR"
+    assert rejected[1]["document"] == json.loads(lines[BROKEN_LINE - 1])
+    assert rejected[1]["error"] == {
+        "code": "invalid_argument", "reason": "UNKNOWN_ENUM_VALUE",
+        "message": "'narrator' is not a value of Role",
+        "violations": [{"pointer": "/message/role", "reason": "UNKNOWN_ENUM_VALUE",
+                        "message": "'narrator' is not a value of Role"}]}
+    assert rejected[2]["document"] == {"kind": "fact", "fact": {"text": "no id"}}
+    assert "/id" in {v["pointer"] for v in rejected[2]["error"]["violations"]}
+    assert run("validate", "--errors", tmp_path / "none" / "x.jsonl", bad)[0] == 2
+
+
 @pytest.mark.parametrize("encoding,suffix", [("json", ".jsonl"), ("msgpack", ".msgpack"),
                                              ("protobuf", ".binpb")])
 def test_validate_every_stream_encoding(tmp_path: pathlib.Path, records: list[dict[str, Any]],

@@ -61,7 +61,7 @@ def test_every_document_type_has_an_inlinable_schema() -> None:
     names = {t.rsplit(".", 1)[1] for t in TYPES}
     assert {"MemoryRecord", "Error"} <= names
     for rpc in ("Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact",
-                "Review", "Watch", "CommitOffset", "Export", "Import", "GetCapabilities"):
+                "Review", "Watch", "CommitOffset", "Export", "Import", "GetCapabilities", "Erase"):
         assert {f"{rpc}Request", f"{rpc}Response"} <= names, rpc
     for t in TYPES:
         assert not S.refs_left(S.inlined_schema(t)), t

@@ -304,6 +304,10 @@ CAUGHT_BY = {
     "drop-for-slow-reader": "Required.Service.Watch.SlowReader",
     "starve-other-tenants": "Required.Service.Fairness.OtherTenantsServed",
     "global-stream-pool": "Recommended.Service.Fairness.StreamBoundPerTenant",
+    "erase-as-hard-delete": "Required.Service.Erase.NothingReachable",
+    "ignore-import-policies": "Required.Service.Import.ConflictPolicies",
+    "drop-integrity-block": "Required.Service.Export.Integrity",
+    "ignore-branch": "Required.Service.History.Branch",
 }
 
 

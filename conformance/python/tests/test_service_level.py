@@ -52,9 +52,10 @@ SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
 ID = re.compile(r"^(Required|Recommended)\.Service\.[A-Z][A-Za-z]*\.[A-Z][A-Za-z0-9]*$")
 OPERATIONS = {"Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge",
               "Compact", "Review", "Watch", "CommitOffset", "Export", "Import",
-              "GetCapabilities"}
+              "GetCapabilities", "Erase"}
 FEATURES = {"search.text", "search.vector", "search.hybrid", "watch", "watch.offsets",
-            "approval", "encryption", "expire.decay", "import.replace"}
+            "approval", "encryption", "expire.decay", "import.replace", "import.policies",
+            "export.integrity", "history.branches"}
 
 
 # The descriptor set.

@@ -54,6 +54,26 @@ hard-as-soft
     Turns every hard Delete into a soft one. Breaks operations.md sections
     4.7 and 11 (a hard deletion leaves nothing).
 
+erase-as-hard-delete
+    Performs every Erase as a hard Delete of the records of its scope that
+    satisfy its filter (of every record of the scope when it has none), and
+    answers with a receipt of its own. Breaks operations.md section 19 (an
+    Erase names a subject, removes the records' changes and the recorded
+    responses that name them, and a replay returns the first receipt).
+ignore-branch
+    Drops branch from every History request, as a service that does not know
+    it while it lists history.branches. Breaks operations.md section 8 (a
+    History with branch reads the records of the branch only).
+drop-integrity-block
+    Removes the integrity block from the last message of every Export that
+    asked for one. Breaks operations.md section 17.1 (the last message
+    carries the integrity block of the records sent).
+ignore-import-policies
+    Drops conflict, deduplicate and dry_run from every Import message, as a
+    service that does not know them while it lists import.policies. Breaks
+    operations.md section 17.2 (conflict policies, deduplication and dry
+    run).
+
 Faults of order and paging:
 
 shuffle-history
@@ -183,6 +203,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import itertools
 import re
 import signal
@@ -209,6 +230,10 @@ FAULTS = {
     "stage-ignored": "drops require_approval",
     "leak-deleted": "sets include_deleted on Get and Export",
     "hard-as-soft": "turns hard Deletes into soft ones",
+    "erase-as-hard-delete": "performs every Erase as a hard Delete",
+    "ignore-import-policies": "drops conflict, deduplicate and dry_run from Import",
+    "drop-integrity-block": "removes the integrity block from Export streams",
+    "ignore-branch": "drops branch from History requests",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
     "drop-next-cursor": "removes next_cursor from History and Search",
@@ -454,6 +479,12 @@ class Proxy:
             m = parsed()
             if m.mode == 2:
                 m.mode = 1
+        elif fault == "ignore-import-policies" and method == "Import":
+            m = parsed()
+            for name in ("conflict", "deduplicate", "dry_run"):
+                m.ClearField(name)
+        elif fault == "ignore-branch" and method == "History":
+            parsed().branch = ""
         elif fault == "ignore-consumer" and method == "Watch":
             parsed().consumer = ""
         elif fault == "lenient-cursor" and method in ("History", "Search"):
@@ -492,6 +523,11 @@ class Proxy:
             msg = _parse(method, data, "Response")
             msg.ClearField("next_cursor")
             return bytes(msg.SerializeToString())
+        if fault == "drop-integrity-block" and method == "Export":
+            msg = _parse(method, data, "Response")
+            if msg.HasField("integrity"):
+                msg.ClearField("integrity")
+                return bytes(msg.SerializeToString())
         if fault == "reverse-export" and method == "Export":
             msg = _parse(method, data, "Response")
             records = list(msg.records)[::-1]
@@ -510,6 +546,8 @@ class Proxy:
             self._refuse_metadata(context)
             tenant = self._tenant(context)
             self._starve(tenant, context)
+            if self.fault == "erase-as-hard-delete" and method == "Erase":
+                return self._erase_as_delete(request, context)
             data, original = self._request(method, request)
             try:
                 response, call = stub.with_call(data, timeout=context.time_remaining(),
@@ -527,6 +565,33 @@ class Proxy:
             return self._response(method, response, original)
 
         return handle
+
+    def _erase_as_delete(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        """erase-as-hard-delete: a hard Delete, and a receipt made up from it."""
+        erase = _parse("Erase", request)
+        delete = message_class("DeleteRequest")(specversion=erase.specversion,
+                                                operation_id=erase.operation_id, mode=2)
+        delete.scope.CopyFrom(erase.scope)
+        if erase.HasField("filter"):
+            delete.filter.CopyFrom(erase.filter)
+        else:
+            delete.filter.compare.field = "/id"
+            delete.filter.compare.operator = 8  # exists: every record
+        stub = self.channel.unary_unary(operation("Delete").path)
+        try:
+            data = stub(delete.SerializeToString(), timeout=context.time_remaining(),
+                        metadata=self._metadata(context))
+        except grpc.RpcError as e:
+            self._abort(context, e)
+            raise AssertionError("unreachable") from None
+        ids = list(_parse("Delete", data, "Response").deleted_ids)
+        response = message_class("EraseResponse")(specversion=erase.specversion,
+                                                  operation_id=erase.operation_id)
+        response.receipt.records = len(ids)
+        response.receipt.digest = "sha256:" + hashlib.sha256(
+            "".join(x + "\n" for x in sorted(ids)).encode()).hexdigest()
+        response.receipt.erased_at.GetCurrentTime()
+        return bytes(response.SerializeToString())
 
     def _server_stream(self, op: Operation) -> Callable[[bytes, grpc.ServicerContext],
                                                         Iterator[bytes]]:

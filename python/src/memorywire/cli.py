@@ -110,12 +110,18 @@ LINE is the line of the document in a JSON Lines stream, its position
 With --output json, each error is one JSON object on a line of its own
 (JSON Lines) with the members file, line, pointer, reason, code and message.
 Reading goes on past an invalid document wherever the next one can be found.
+With --errors FILE, each rejected document is also written to FILE, one JSON
+object a line, with the members file, line, error (its Error: code, reason,
+message, violations) and, for JSON input read from a file, document (the
+rejected document, or text when it is not JSON), so that the rejected records
+can be fixed and sent again.
 
 examples:
   memorywire validate record.json request.msgpack
   memorywire validate --type memorywire.v1.PutRequest request.json
   memorywire validate --stream --from protobuf export.bin
   memorywire validate --output json records.jsonl | jq .reason
+  memorywire validate --errors rejected.jsonl records.jsonl
 """
 
 CONVERT_EPILOG = """\
@@ -224,6 +230,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                           help="a file, or - for standard input")
     validate.add_argument("--output", choices=("text", "json"), default="text",
                           help="how errors are printed (default: text)")
+    validate.add_argument("--errors", metavar="OUT",
+                          help="also write each rejected document with its Error to OUT (JSON Lines)")
 
     conv = sub.add_parser(
         "convert", parents=[common], formatter_class=formatter, epilog=CONVERT_EPILOG,
@@ -242,6 +250,16 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
         help="print documents as indented JSON",
         description="Print each document of the input as readable, indented JSON.")
     inspect.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+
+    verify = sub.add_parser(
+        "verify", parents=[common], formatter_class=formatter,
+        help="check the integrity block of an export",
+        description="Check that a stream of ExportResponse documents (an Export saved as it came, in "
+                    "any stream encoding) holds the records its integrity block names: their number "
+                    "and the SHA-256 of their canonical Protobuf encodings, each preceded by its "
+                    "length (operations.md section 17.1). Exit 0 when they match, 1 otherwise.",
+        epilog="example:\n  memorywire verify export.jsonl")
+    verify.add_argument("file", metavar="FILE", help="a file, or - for standard input")
 
     testee = sub.add_parser(
         "testee", formatter_class=formatter,
@@ -287,13 +305,14 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                    help="serve memory tools to a model over the Model Context Protocol, on a service or "
                         "an embedded store (memorywire mcp --help)")
 
-    for p in (parser, common, validate, conv, inspect, testee, adapt):
+    for p in (parser, common, validate, conv, inspect, testee, adapt, verify):
         p.out, p.err = out, err
     testee.set_defaults(handler=_testee, parser=testee, type=DEFAULT_TYPE,
                         max_document_bytes=Limits().max_document_bytes)
     validate.set_defaults(handler=_validate, parser=validate)
     conv.set_defaults(handler=_convert, parser=conv)
     inspect.set_defaults(handler=_inspect, parser=inspect)
+    verify.set_defaults(handler=_verify, parser=verify)
     adapt.set_defaults(handler=_adapt, parser=adapt)
     return parser
 
@@ -593,8 +612,52 @@ def _usage(ctx: _Context, message: str) -> int:
 # -- validate --------------------------------------------------------------------
 
 
+def _rejected_lines(path: str, src: _Source, rejected: list[tuple[int, MemorywireError]]) -> bytes:
+    """The lines of an error file (``validate --errors``) for the documents
+    of one input that were rejected: each with its Error and, for JSON read
+    from a file, the document itself (its text when it is not JSON)."""
+    texts: dict[int, bytes] = {}
+    if path != "-" and src.encoding == "json":
+        try:
+            with open(path, "rb") as fp:
+                data = fp.read()
+        except OSError:
+            data = b""
+        if src.stream:
+            wanted = {position for position, _ in rejected}
+            texts = {n: line for n, line in enumerate(data.splitlines(), 1) if n in wanted}
+        else:
+            texts = {1: data}
+    out = []
+    for position, e in rejected:
+        entry: dict[str, Any] = {"file": src.name, "line": position, "error": e.to_error_document()}
+        text = texts.get(position)
+        if text is not None:
+            try:
+                entry["document"] = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                entry["text"] = text.decode("utf-8", "replace")
+        out.append(orjson.dumps(entry) + b"\n")
+    return b"".join(out)
+
+
 def _validate(args: argparse.Namespace, ctx: _Context) -> int:
     status = 0
+    errors_out = None
+    if args.errors is not None:
+        try:
+            errors_out = open(args.errors, "wb")  # noqa: SIM115 (closed below)
+        except OSError as e:
+            return _usage(ctx, f"cannot write {args.errors}: {e.strerror or e}")
+    try:
+        return _validate_files(args, ctx, errors_out, status)
+    finally:
+        if errors_out is not None:
+            errors_out.close()
+
+
+def _validate_files(args: argparse.Namespace, ctx: _Context, errors_out: BinaryIO | None,
+                    status: int) -> int:
     for path in args.files:
         try:
             src = _open(path, args, ctx)
@@ -603,11 +666,13 @@ def _validate(args: argparse.Namespace, ctx: _Context) -> int:
             status = 2
             continue
         progress = _Progress(ctx.stderr) if src.stream else None
+        rejected: list[tuple[int, MemorywireError]] = []
         try:
             encoding = _stream_encoding(src) if src.stream else None
             for position, item in _documents(src, encoding, args, ctx, progress):
                 if not isinstance(item, MemorywireError):
                     continue
+                rejected.append((position, item))
                 if status == 0:
                     status = 1
                 if progress is not None:
@@ -625,6 +690,8 @@ def _validate(args: argparse.Namespace, ctx: _Context) -> int:
             if progress is not None:
                 progress.clear()
             src.close()
+        if errors_out is not None and rejected:
+            errors_out.write(_rejected_lines(path, src, rejected))
     return status
 
 
@@ -991,3 +1058,64 @@ def _inspect(args: argparse.Namespace, ctx: _Context) -> int:
     finally:
         src.close()
     return status
+
+
+# -- verify ------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace, ctx: _Context) -> int:
+    """Recompute the integrity block of an export and compare."""
+    import hashlib
+
+    from memorywire import protobuf
+    from memorywire._compiled import varint
+
+    # The input is a stream of ExportResponse messages, whatever its suffix
+    # (the arguments the parsers share keep their defaults for the others).
+    args.type = "memorywire.v1.ExportResponse"
+    if args.stream is None:
+        args.stream = True
+    try:
+        src = _open(args.file, args, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    digest = hashlib.sha256()
+    count = 0
+    block: dict[str, Any] | None = None
+    # The records were read and checked with their messages: nested records
+    # carry no specversion, so they are encoded as such.
+    record_encoder = protobuf.Encoder(DEFAULT_TYPE)
+    try:
+        encoding = _stream_encoding(src) if src.stream else None
+        for position, item in _documents(src, encoding, args, ctx):
+            if isinstance(item, MemorywireError):
+                ctx.stdout.write(_text_lines(src.name, position, item).encode("utf-8"))
+                return 1
+            doc = item[0]
+            if block is not None:
+                ctx.stdout.write(f"{src.name}:{position}: a message follows the integrity block\n".encode())
+                return 1
+            for record in doc.get("records", ()):
+                data = record_encoder.encode_valid(record)
+                digest.update(varint(len(data)) + data)
+                count += 1
+            if "integrity" in doc:
+                block = doc["integrity"]
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    finally:
+        src.close()
+    found = "sha256:" + digest.hexdigest()
+    if block is None:
+        ctx.stdout.write(f"{src.name}: no integrity block: the export was not asked for one, or "
+                         "its last message is missing\n".encode())
+        return 1
+    if (block.get("records", 0), block.get("digest")) != (count, found):
+        ctx.stdout.write(f"{src.name}: the records do not match the integrity block: {count} records "
+                         f"with {found}, the block says {block.get('records', 0)} with "
+                         f"{block.get('digest')}\n".encode())
+        return 1
+    ctx.stdout.write(f"{src.name}: {count} records, {found}: verified\n".encode())
+    return 0

@@ -122,8 +122,11 @@ def test_every_operation_once(server: MemoryServer, tenant: str) -> None:
     assert exported[-1]["event"] == "end" and exported[0]["data"]["records"]
     r = post(server, "Import", doc("op-Import", records=[fact("i1", "imported")], mode="merge"), tenant)
     assert ok(r)["imported"] == 1
+    assert call("Erase", filter={"compare": {"field": "/id", "operator": "eq", "value": "i1"}}
+                )["receipt"]["records"] == 1
+    assert ok(post(server, "Get", doc("op-g", ids=["i1"]), tenant))["missing_ids"] == ["i1"]
     done = {"Put", "Get", "History", "Search", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
-            "GetCapabilities", "Watch", "CommitOffset", "Export", "Import"}
+            "GetCapabilities", "Watch", "CommitOffset", "Export", "Import", "Erase"}
     assert done == {op.name for op in OPERATIONS}
 
 

@@ -129,7 +129,7 @@ def test_the_lists_derived_from_the_registry() -> None:
 
     assert OPERATIONS == tuple(op.name for op in registry.OPERATIONS)
     assert MUTATING == {"Put", "Update", "Delete", "Expire", "Merge", "Compact", "Review",
-                        "CommitOffset", "Import"}
+                        "CommitOffset", "Import", "Erase"}
     assert STREAM_METHODS == ("Watch", "Export", "Import", REFLECTION)
     with pytest.raises(ValueError, match="Import is a client call"):
         Streamed("Import", b"", None)

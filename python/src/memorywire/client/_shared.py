@@ -306,11 +306,13 @@ class Operations(ABC, Generic[R, W, E]):
     def history(self, *, scope: Mapping[str, Any] | None = None, thread: str | None = None,
                 agents: Sequence[str] | None = None, kinds: Sequence[str] | None = None,
                 cursor: str | None = None, limit: int | None = None, order: str | None = None,
-                timeout: float | None = None) -> R:
-        """A page of a thread in insertion order: ``records`` and ``next_cursor``."""
+                branch: str | None = None, timeout: float | None = None) -> R:
+        """A page of a thread in insertion order, or of the conversation
+        branch that ends at the record ``branch``: ``records`` and
+        ``next_cursor``."""
         return self._do("History", None, timeout, scope=scope, thread=thread,
                         agents=list(agents) if agents else None, kinds=list(kinds) if kinds else None,
-                        cursor=cursor, limit=limit, order=order)
+                        cursor=cursor, limit=limit, order=order, branch=branch)
 
     def search(self, text: str | None = None, *, vector: Mapping[str, Any] | None = None,
                filter: Mapping[str, Any] | None = None, fusion: Mapping[str, Any] | None = None,
@@ -375,6 +377,13 @@ class Operations(ABC, Generic[R, W, E]):
                         patch=dict(patch) if patch is not None else None, reviewer=reviewer,
                         reason=reason)
 
+    def erase(self, scope: Mapping[str, Any] | None = None, *, filter: Mapping[str, Any] | None = None,
+              operation_id: str | None = None, timeout: float | None = None) -> R:
+        """Remove every record of a subject (a scope such as ``{"user":
+        "u-7"}``, a filter, or both) with every trace the store keeps of it:
+        ``receipt``."""
+        return self._do("Erase", operation_id, timeout, scope=scope, filter=filter)
+
     def watch(self, *, cursor: str | None = None, consumer: str | None = None,
               filter: Mapping[str, Any] | None = None, from_start: bool | None = None,
               max_events: int | None = None, scope: Mapping[str, Any] | None = None,
@@ -402,12 +411,17 @@ class Operations(ABC, Generic[R, W, E]):
         return self._export(Streamed("Export", data, self._deadline(timeout)))
 
     def import_(self, records: Iterable[Mapping[str, Any]], *, scope: Mapping[str, Any] | None = None,
-                mode: str | None = None, batch_size: int = 1000, operation_id: str | None = None,
+                mode: str | None = None, conflict: str | None = None, deduplicate: bool | None = None,
+                dry_run: bool | None = None, batch_size: int = 1000, operation_id: str | None = None,
                 timeout: float | None = None) -> R:
         """Write records into a scope as one atomic Import, in messages of
         ``batch_size`` records; ``mode="replace"`` makes it a snapshot of
-        the scope. Returns ``imported``."""
-        head = envelope({"scope": scope, "mode": mode}, operation_id)
+        the scope; ``conflict`` (overwrite, skip, new_id, merge) says what
+        happens to a record whose id or key is held, ``deduplicate`` leaves
+        out records whose content the scope holds, ``dry_run`` writes
+        nothing. Returns ``imported`` and the counts of each outcome."""
+        head = envelope({"scope": scope, "mode": mode, "conflict": conflict, "deduplicate": deduplicate,
+                         "dry_run": dry_run}, operation_id)
         request_type = operation("Import").request_type
         messages: list[bytes] = []
         batch: list[Doc] = []

@@ -90,6 +90,7 @@ from memorywire.service.stores_common import (
     conditions,
     created_row,
     indexed_embeddings,
+    naming,
     next_position,
     next_record,
     redacted_change,
@@ -201,6 +202,12 @@ CREATE TABLE IF NOT EXISTS reviews (
     reason text NOT NULL,
     operation_id text NOT NULL,
     at text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS erasures (
+    tenant integer NOT NULL,
+    pos bigint NOT NULL,
+    rids bigint[] NOT NULL,
+    PRIMARY KEY (tenant, pos)
 );
 """
 
@@ -749,6 +756,36 @@ class PgWriteTx(_Reads, WriteState):
             self.conn.execute("UPDATE changes SET doc = %s WHERE tenant = %s AND pos = %s",
                               (redacted_change(doc, when), t.num, pos))
 
+    # -- erasure ---------------------------------------------------------------------------
+
+    def erase(self, t: TenantState, rows: Sequence[Row]) -> tuple[int, int]:
+        """Remove records with every trace of them (``Transaction.erase``).
+        The position the erasure takes is kept in ``erasures`` with the rids
+        it removed (numbers, nothing of the records), so that the other
+        processes drop them from their in-memory indexes."""
+        self._flush_queued()
+        for row in rows:
+            self.remove(t, row)
+        ids = [row.id for row in rows]
+        changes = 0
+        if ids:
+            changes = len(self.conn.execute(
+                "DELETE FROM changes WHERE tenant = %s AND record_id = ANY(%s) RETURNING pos", (t.num, ids)).fetchall())
+            self.conn.execute("DELETE FROM reviews WHERE tenant = %s AND record_id = ANY(%s)", (t.num, ids))
+        names = naming(ids)
+        forgotten = [op for op, response in self.conn.execute(
+            "SELECT operation_id, response FROM operations WHERE tenant = %s", (t.num,)).fetchall()
+            if response and names(bytes(response))]
+        if forgotten:
+            self.conn.execute("UPDATE operations SET response = %s WHERE tenant = %s AND operation_id = ANY(%s)",
+                              (b"", t.num, forgotten))
+        position = next_position(t)
+        if rows:
+            self.conn.execute("INSERT INTO erasures (tenant, pos, rids) VALUES (%s, %s, %s)",
+                              (t.num, position, [row.rid for row in rows]))
+        self.changed_tenants.add(t.num)
+        return changes, len(forgotten)
+
     # -- idempotency, reviews and offsets -------------------------------------------------
 
     def recorded(self, t: TenantState, operation_id: str) -> tuple[str, bytes, bytes] | None:
@@ -1006,6 +1043,8 @@ class PostgresStore(StoreState):
                 f"SELECT {_TEXT_ROW} FROM records WHERE tenant = %s AND pos > %s", (num, since))}
             removed = [rid_of(num, int(r.unpack(doc).get("sequence", 0))) for (doc,) in conn.execute(
                 "SELECT doc FROM changes WHERE tenant = %s AND pos > %s AND type = %s", (num, since, DELETED))]
+            removed += [int(rid) for (rids,) in conn.execute(
+                "SELECT rids FROM erasures WHERE tenant = %s AND pos > %s", (num, since)) for rid in rids]
             touched: dict[int, vectors.Touched] = {rid: (num, None, 0, None) for rid in removed}
             if self.vectors.of_tenant(num):
                 embeddings: dict[int, list[Any]] = {rid: [] for rid in changed}
@@ -1078,6 +1117,13 @@ class PostgresStore(StoreState):
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_MAINTAIN_LOCK,))
 
     # -- errors ----------------------------------------------------------------------
+
+    def scrub(self) -> None:
+        """Nothing: the rows an erasure deleted are unreadable by SQL once it
+        commits; their bytes stay in the table files until VACUUM reclaims
+        them and later writes reuse the space (VACUUM FULL rewrites the
+        tables at once), and in the write-ahead log and its archives
+        until they are recycled (operations.md section 19)."""
 
     def failure(self, e: BaseException) -> ServiceError | None:
         """The error a call answers with when the database failed under it

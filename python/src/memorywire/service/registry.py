@@ -52,6 +52,7 @@ TABLE: Mapping[str, tuple[bool, str]] = {
     "Export":           (False, "export"),
     "Import":           (True,  "import_stream"),
     "GetCapabilities":  (False, "get_capabilities"),
+    "Erase":            (True,  "erase"),
 }  # fmt: skip
 
 

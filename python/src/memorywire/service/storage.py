@@ -233,6 +233,15 @@ class Transaction(Reads, Protocol):
     def redact_changes(self, t: TenantState, record_id: str, before: int, when: str) -> None:
         """Strip the content of a record's changes before a position."""
 
+    def erase(self, t: TenantState, rows: Sequence[Row]) -> tuple[int, int]:
+        """Remove records for good with every trace the store keeps of
+        them (operations.md section 19): the records and their indexes,
+        their changes, the reviews of them, and the recorded responses of
+        the operations that name them (each kept as an empty response, so
+        that a replay is recognised and refused); the tenant's position
+        advances by one, with no change at it. How many changes and
+        recorded responses were removed."""
+
     def recorded(self, t: TenantState, operation_id: str) -> tuple[str, bytes, bytes] | None:
         """The method, request digest and response recorded under an
         operation identifier."""
@@ -321,6 +330,11 @@ class Storage(Protocol):
         """Load the in-memory indexes of the largest groups ahead of their
         first search, until ``stop`` says so; how many vector and text
         indexes."""
+
+    def scrub(self) -> None:
+        """After an erasure has committed (or failed): make what it removed
+        unreadable in the store's files too, as far as the store's policy
+        goes (operations.md section 19)."""
 
     def failure(self, e: BaseException) -> ServiceError | None:
         """The error a call answers with when the store failed under it for

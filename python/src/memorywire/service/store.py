@@ -73,6 +73,7 @@ from memorywire.service.stores_common import (
     conditions,
     created_row,
     indexed_embeddings,
+    naming,
     next_position,
     next_record,
     redacted_change,
@@ -917,6 +918,25 @@ class Store(StoreState):
                 num = self._tenant_nums[name] = row[0]
         return num
 
+    def scrub(self) -> None:
+        """After an erasure: stop overwriting freed space, and checkpoint
+        the write-ahead log into the file and truncate it, so that the
+        pages the erasure rewrote replace the old ones in the file and no
+        copy of them stays in the log. A reader that holds an older
+        snapshot (a running Export) keeps the checkpoint from finishing; it
+        is not waited for, and the store's next checkpoint completes it."""
+        with self.lock.exclusive():
+            if self.closed:
+                return
+            conn = self._writer
+            conn.execute("PRAGMA secure_delete = OFF")
+            if not self.memory:
+                conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                finally:
+                    conn.execute("PRAGMA busy_timeout = 30000")
+
     # -- housekeeping --------------------------------------------------------------
 
     def maintain(self) -> None:
@@ -1078,6 +1098,40 @@ class WriteTx(_Reads, WriteState):
                 (t.num, record_id, before)).fetchall():
             self.conn.execute("UPDATE changes SET doc = ? WHERE tenant = ? AND pos = ?",
                               (redacted_change(doc, when), t.num, pos))
+
+    # -- erasure ------------------------------------------------------------------------
+
+    def erase(self, t: TenantState, rows: Sequence[Row]) -> tuple[int, int]:
+        """Remove records with every trace of them (``Transaction.erase``).
+        What SQLite frees in this transaction it overwrites with zeros
+        (``secure_delete``, on until ``Store.scrub``), and the full-text
+        index is merged into one segment, which leaves out the postings of
+        removed rows (a delete from FTS5 otherwise only masks them)."""
+        self.conn.execute("PRAGMA secure_delete = ON")
+        had_text = False
+        for row in rows:
+            had_text = had_text or bool(r.text_of(row.doc))
+            self.remove(t, row)
+        ids = [row.id for row in rows]
+        changes = 0
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            changes += self.conn.execute(f"DELETE FROM changes WHERE tenant = ? AND record_id IN ({marks})",
+                                         (t.num, *chunk)).rowcount
+            self.conn.execute(f"DELETE FROM reviews WHERE tenant = ? AND record_id IN ({marks})",
+                              (t.num, *chunk))
+        names = naming(ids)
+        forgotten = [(t.num, op) for op, response in self.conn.execute(
+            "SELECT operation_id, response FROM operations WHERE tenant = ?", (t.num,))
+            if response and names(response)]
+        self.conn.executemany("UPDATE operations SET response = X'' WHERE tenant = ? AND operation_id = ?",
+                              forgotten)
+        if had_text:
+            self.conn.execute("INSERT INTO texts (texts) VALUES ('optimize')")
+        next_position(t)
+        self.changed_tenants.add(t.num)
+        return changes, len(forgotten)
 
     # -- idempotency --------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ the count of writes that runs it.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -30,8 +31,8 @@ from memorywire.service.errors import error
 from memorywire.service.storage import Row, Selection, Storage, TenantState
 
 __all__ = ["SEQUENCE_BITS", "Housekeeping", "RWLock", "StoreState", "WriteState", "cached_counts", "cached_stats",
-           "conditions", "created_row", "indexed_embeddings", "next_position", "next_record", "redacted_change",
-           "replaced_row", "retention_cutoffs", "rid_of", "rid_range", "warm"]
+           "conditions", "created_row", "indexed_embeddings", "naming", "next_position", "next_record",
+           "redacted_change", "replaced_row", "retention_cutoffs", "rid_of", "rid_range", "warm"]
 
 #: The bits of a rid below the tenant's number: those of the sequence.
 SEQUENCE_BITS = 32
@@ -349,3 +350,17 @@ class StoreState(ABC):
         with self.changed:
             self.closed = True
             self.changed.notify_all()
+
+
+# -- erasure -------------------------------------------------------------------------------
+
+
+def naming(ids: Sequence[str]) -> Callable[[bytes], bool]:
+    """Whether a recorded response names any of some record identifiers:
+    holds the UTF-8 bytes of one (a Protobuf string is its UTF-8 bytes), so
+    that an erasure forgets every response that may carry what it erases,
+    and perhaps a few more."""
+    if not ids:
+        return lambda data: False
+    pattern = re.compile(b"|".join(re.escape(x.encode()) for x in sorted(set(ids), key=len, reverse=True)))
+    return lambda data: pattern.search(data) is not None

@@ -74,6 +74,10 @@ def open_stream(store: Storage, call: Call, req: Mapping[str, Any],
     def events() -> Iterator[dict[str, Any]]:
         cur = position
         sent = 0
+        # The last position when a read found nothing after cur: a position
+        # may hold no change (an erasure takes one), so that a log can end
+        # before the tenant's last position, and the stream then waits.
+        empty_at = -1
         while call.is_active() and not store.closed:
             num = store.tenant_num(tenant)
             batch: list[Change] = []
@@ -94,7 +98,9 @@ def open_stream(store: Storage, call: Call, req: Mapping[str, Any],
             if len(batch) < _BATCH:
                 with store.changed:
                     last = store.positions.get(num, 0) if num is not None else 0
-                    if last <= cur and not store.closed and call.is_active():
+                    idle = last <= cur or (not batch and last == empty_at)
+                    empty_at = last if not batch else -1
+                    if idle and not store.closed and call.is_active():
                         store.changed.wait(POLL_SECONDS)
 
     return events()

@@ -90,6 +90,14 @@ class ChangeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANGE_TYPE_UPDATED: _ClassVar[ChangeType]
     CHANGE_TYPE_DELETED: _ClassVar[ChangeType]
 
+class ImportConflict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    IMPORT_CONFLICT_UNSPECIFIED: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_OVERWRITE: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_SKIP: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_NEW_ID: _ClassVar[ImportConflict]
+    IMPORT_CONFLICT_MERGE: _ClassVar[ImportConflict]
+
 class ImportMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     IMPORT_MODE_UNSPECIFIED: _ClassVar[ImportMode]
@@ -137,6 +145,11 @@ CHANGE_TYPE_UNSPECIFIED: ChangeType
 CHANGE_TYPE_CREATED: ChangeType
 CHANGE_TYPE_UPDATED: ChangeType
 CHANGE_TYPE_DELETED: ChangeType
+IMPORT_CONFLICT_UNSPECIFIED: ImportConflict
+IMPORT_CONFLICT_OVERWRITE: ImportConflict
+IMPORT_CONFLICT_SKIP: ImportConflict
+IMPORT_CONFLICT_NEW_ID: ImportConflict
+IMPORT_CONFLICT_MERGE: ImportConflict
 IMPORT_MODE_UNSPECIFIED: ImportMode
 IMPORT_MODE_MERGE: ImportMode
 IMPORT_MODE_REPLACE: ImportMode
@@ -220,7 +233,7 @@ class GetResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., missing_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HistoryRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "thread", "agents", "kinds", "cursor", "limit", "order")
+    __slots__ = ("specversion", "operation_id", "scope", "thread", "agents", "kinds", "cursor", "limit", "order", "branch")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
@@ -230,6 +243,7 @@ class HistoryRequest(_message.Message):
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
@@ -239,7 +253,8 @@ class HistoryRequest(_message.Message):
     cursor: str
     limit: int
     order: SortOrder
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., thread: _Optional[_Union[HistoryThread, str]] = ..., agents: _Optional[_Iterable[str]] = ..., kinds: _Optional[_Iterable[_Union[_record_pb2.RecordKind, str]]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., order: _Optional[_Union[SortOrder, str]] = ...) -> None: ...
+    branch: str
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., thread: _Optional[_Union[HistoryThread, str]] = ..., agents: _Optional[_Iterable[str]] = ..., kinds: _Optional[_Iterable[_Union[_record_pb2.RecordKind, str]]] = ..., cursor: _Optional[str] = ..., limit: _Optional[int] = ..., order: _Optional[_Union[SortOrder, str]] = ..., branch: _Optional[str] = ...) -> None: ...
 
 class HistoryResponse(_message.Message):
     __slots__ = ("specversion", "operation_id", "records", "next_cursor")
@@ -576,52 +591,82 @@ class CommitOffsetResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., cursor: _Optional[str] = ...) -> None: ...
 
 class ExportRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "include_deleted", "filter")
+    __slots__ = ("specversion", "operation_id", "scope", "include_deleted", "filter", "integrity")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_DELETED_FIELD_NUMBER: _ClassVar[int]
     FILTER_FIELD_NUMBER: _ClassVar[int]
+    INTEGRITY_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
     include_deleted: bool
     filter: _filter_pb2.Filter
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., include_deleted: _Optional[bool] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ...) -> None: ...
+    integrity: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., include_deleted: _Optional[bool] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ..., integrity: _Optional[bool] = ...) -> None: ...
 
 class ExportResponse(_message.Message):
-    __slots__ = ("specversion", "operation_id", "records")
+    __slots__ = ("specversion", "operation_id", "records", "integrity")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     RECORDS_FIELD_NUMBER: _ClassVar[int]
+    INTEGRITY_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     records: _containers.RepeatedCompositeFieldContainer[_record_pb2.MemoryRecord]
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ...) -> None: ...
+    integrity: ExportIntegrity
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., integrity: _Optional[_Union[ExportIntegrity, _Mapping]] = ...) -> None: ...
+
+class ExportIntegrity(_message.Message):
+    __slots__ = ("records", "digest")
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    records: int
+    digest: str
+    def __init__(self, records: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
 
 class ImportRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "records", "mode")
+    __slots__ = ("specversion", "operation_id", "scope", "records", "mode", "conflict", "deduplicate", "dry_run")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     RECORDS_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
     records: _containers.RepeatedCompositeFieldContainer[_record_pb2.MemoryRecord]
     mode: ImportMode
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., mode: _Optional[_Union[ImportMode, str]] = ...) -> None: ...
+    conflict: ImportConflict
+    deduplicate: bool
+    dry_run: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., mode: _Optional[_Union[ImportMode, str]] = ..., conflict: _Optional[_Union[ImportConflict, str]] = ..., deduplicate: _Optional[bool] = ..., dry_run: _Optional[bool] = ...) -> None: ...
 
 class ImportResponse(_message.Message):
-    __slots__ = ("specversion", "operation_id", "imported")
+    __slots__ = ("specversion", "operation_id", "imported", "created", "replaced", "unchanged", "skipped", "duplicates", "renamed")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    REPLACED_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATES_FIELD_NUMBER: _ClassVar[int]
+    RENAMED_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     imported: int
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., imported: _Optional[int] = ...) -> None: ...
+    created: int
+    replaced: int
+    unchanged: int
+    skipped: int
+    duplicates: int
+    renamed: int
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., imported: _Optional[int] = ..., created: _Optional[int] = ..., replaced: _Optional[int] = ..., unchanged: _Optional[int] = ..., skipped: _Optional[int] = ..., duplicates: _Optional[int] = ..., renamed: _Optional[int] = ...) -> None: ...
 
 class GetCapabilitiesRequest(_message.Message):
     __slots__ = ("specversion", "operation_id")
@@ -666,3 +711,39 @@ class Limits(_message.Message):
     max_items: int
     max_dimensions: int
     def __init__(self, max_document_bytes: _Optional[int] = ..., max_depth: _Optional[int] = ..., max_batch_records: _Optional[int] = ..., max_string_bytes: _Optional[int] = ..., max_items: _Optional[int] = ..., max_dimensions: _Optional[int] = ...) -> None: ...
+
+class EraseRequest(_message.Message):
+    __slots__ = ("specversion", "operation_id", "scope", "filter")
+    SPECVERSION_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    specversion: str
+    operation_id: str
+    scope: _record_pb2.Scope
+    filter: _filter_pb2.Filter
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ...) -> None: ...
+
+class EraseResponse(_message.Message):
+    __slots__ = ("specversion", "operation_id", "receipt")
+    SPECVERSION_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
+    specversion: str
+    operation_id: str
+    receipt: ErasureReceipt
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., receipt: _Optional[_Union[ErasureReceipt, _Mapping]] = ...) -> None: ...
+
+class ErasureReceipt(_message.Message):
+    __slots__ = ("records", "changes", "operations", "digest", "erased_at")
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONS_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    ERASED_AT_FIELD_NUMBER: _ClassVar[int]
+    records: int
+    changes: int
+    operations: int
+    digest: str
+    erased_at: _timestamp_pb2.Timestamp
+    def __init__(self, records: _Optional[int] = ..., changes: _Optional[int] = ..., operations: _Optional[int] = ..., digest: _Optional[str] = ..., erased_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

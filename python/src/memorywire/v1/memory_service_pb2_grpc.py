@@ -111,6 +111,11 @@ class MemoryServiceStub:
                 request_serializer=memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesRequest.SerializeToString,
                 response_deserializer=memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesResponse.FromString,
                 _registered_method=True)
+        self.Erase = channel.unary_unary(
+                '/memorywire.v1.MemoryService/Erase',
+                request_serializer=memorywire_dot_v1_dot_memory__service__pb2.EraseRequest.SerializeToString,
+                response_deserializer=memorywire_dot_v1_dot_memory__service__pb2.EraseResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -224,6 +229,14 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Erase(self, request, context):
+        """Erase removes every record of a subject, with every trace the store
+        keeps of it, and returns a receipt.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -301,6 +314,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.GetCapabilities,
                     request_deserializer=memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesRequest.FromString,
                     response_serializer=memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesResponse.SerializeToString,
+            ),
+            'Erase': grpc.unary_unary_rpc_method_handler(
+                    servicer.Erase,
+                    request_deserializer=memorywire_dot_v1_dot_memory__service__pb2.EraseRequest.FromString,
+                    response_serializer=memorywire_dot_v1_dot_memory__service__pb2.EraseResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -710,6 +728,33 @@ class MemoryService:
             '/memorywire.v1.MemoryService/GetCapabilities',
             memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesRequest.SerializeToString,
             memorywire_dot_v1_dot_memory__service__pb2.GetCapabilitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Erase(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memorywire.v1.MemoryService/Erase',
+            memorywire_dot_v1_dot_memory__service__pb2.EraseRequest.SerializeToString,
+            memorywire_dot_v1_dot_memory__service__pb2.EraseResponse.FromString,
             options,
             channel_credentials,
             insecure,

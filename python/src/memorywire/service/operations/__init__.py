@@ -12,7 +12,7 @@ as a class whose methods are the handlers the registry names:
 :mod:`.capabilities`, :mod:`.put`, :mod:`.get`, :mod:`.history`,
 :mod:`.search`, :mod:`.update`, :mod:`.delete`, :mod:`.expire`,
 :mod:`.merge`, :mod:`.compact`, :mod:`.review`, :mod:`.watch` (Watch and
-CommitOffset) and :mod:`.export_import`. :mod:`.common` holds what they
+CommitOffset), :mod:`.export_import` and :mod:`.erase`. :mod:`.common` holds what they
 share: documents, checks, the transaction of a mutating operation, and the
 writing of records. ``Service`` gathers them.
 """
@@ -34,6 +34,7 @@ from memorywire.service.operations.common import (
 )
 from memorywire.service.operations.compact import Compact
 from memorywire.service.operations.delete import Delete
+from memorywire.service.operations.erase import Erase
 from memorywire.service.operations.expire import Expire
 from memorywire.service.operations.export_import import (
     EXPORT_BATCH_BYTES,
@@ -57,5 +58,5 @@ __all__ = ["EXPORT_BATCH_BYTES", "FEATURES", "IMPLEMENTATION", "IMPORT_SPOOL_BYT
 
 
 class Service(Capabilities, Put, Get, History, Search, Update, Delete, Expire, Merge, Compact, Review,
-              WatchAndOffsets, ExportAndImport):
+              WatchAndOffsets, ExportAndImport, Erase):
     """The operations of memorywire on a store."""

@@ -29,7 +29,8 @@ IMPLEMENTATION = "memorywire-reference"
 #: write, from the registry.
 OPERATIONS = tuple(op.name for op in registry.OPERATIONS)
 FEATURES = ("search.text", "search.vector", "search.hybrid", "watch", "watch.offsets", "approval",
-            "encryption", "expire.decay", "import.replace")
+            "encryption", "expire.decay", "import.replace", "import.policies",
+            "export.integrity", "history.branches")
 MUTATING = frozenset(op.name for op in registry.OPERATIONS if op.mutating)
 
 #: The statuses of the records that Get and Update do not see.
@@ -131,6 +132,9 @@ class Base:
             prior = tx.recorded(t, op)
             if prior is not None:
                 if prior[0] == method and prior[1] == digest:
+                    if not prior[2]:
+                        raise error("OPERATION_ERASED", "an erasure removed the response of this "
+                                    "operation; it is not performed again", "/operation_id")
                     tx.abandon = True
                     return prior[2]
                 raise error("OPERATION_ID_REUSED",

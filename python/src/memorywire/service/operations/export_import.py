@@ -47,8 +47,41 @@ class ExportAndImport(Base):
             yield from self.store.scan(num, Selection.of(req.get("scope"), not_statuses=(
                 () if req.get("include_deleted") else ("deleted", "rejected"))))
 
+        integrity = hashlib.sha256() if req.get("integrity") else None
+        sent = [0]
+
+        def batch_of(parts: list[tuple[int, bytes]]) -> bytes:
+            """The records of a message as they are sent, counted into the
+            integrity block: each record's canonical bytes with their length
+            (its field without the tag byte)."""
+            kept = list(present(parts))
+            if integrity is not None:
+                for field in kept:
+                    integrity.update(field[1:])
+                sent[0] += len(kept)
+            return b"".join(kept)
+
+        # The tenant's position before the export's snapshot is taken: an
+        # Erase always moves it, so that a batch is read again only when the
+        # tenant has changed since.
+        started = self.store.positions.get(num, 0) if num is not None else 0
+
+        def present(parts: list[tuple[int, bytes]]) -> Iterator[bytes]:
+            """The records of a batch that the store still holds, read again
+            as the batch leaves when the tenant has changed since the export
+            began: an erasure that commits while the export runs takes its
+            records out of the batches still to come (section 19). A record
+            removed since the snapshot did not exist for the whole export, so
+            leaving it out keeps section 17.1."""
+            assert num is not None
+            if self.store.positions.get(num, 0) == started:
+                return (field for _, field in parts)
+            with self.store.reader() as reads:
+                held = reads.sequences(num, Selection(), [rid for rid, _ in parts])
+            return (field for rid, field in parts if rid in held)
+
         def frames() -> Iterator[bytes]:
-            parts: list[bytes] = []
+            parts: list[tuple[int, bytes]] = []
             size = len(head)
             for n, row in enumerate(rows()):
                 if n % 256 == 0 and not call.is_active():
@@ -58,12 +91,19 @@ class ExportAndImport(Base):
                 body = record_enc.encode_valid(row.doc)
                 field = b"\x1a" + varint(len(body)) + body
                 if parts and (len(parts) >= batch_limit or size + len(field) > size_limit):
-                    yield head + b"".join(parts)
+                    batch = batch_of(parts)
+                    if batch:
+                        yield head + batch
                     parts, size = [], len(head)
-                parts.append(field)
+                parts.append((row.rid, field))
                 size += len(field)
             if parts:
-                yield head + b"".join(parts)
+                batch = batch_of(parts)
+                if batch:
+                    yield head + batch
+            if integrity is not None:
+                yield self.encode(response_type("Export"), self.envelope(req, integrity={
+                    "records": sent[0], "digest": "sha256:" + integrity.hexdigest()}))
 
         return frames()
 
@@ -117,7 +157,7 @@ class ImportStream:
             self.first = msg
         first = self.first
         try:
-            for name in ("specversion", "operation_id", "scope", "mode"):
+            for name in ("specversion", "operation_id", "scope", "mode", "conflict", "deduplicate", "dry_run"):
                 if msg.get(name) != first.get(name):
                     raise error("IMMUTABLE_FIELD", f"{name} differs from the first message's", f"/{name}")
             recs = msg.get("records", ())
@@ -152,6 +192,7 @@ class ImportStream:
         first = self.first
         replace = first.get("mode") == "replace"
         scope = first.get("scope")
+        conflict = first.get("conflict", "overwrite")
         svc = self.service
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
@@ -159,20 +200,91 @@ class ImportStream:
             if replace:
                 for row in list(tx.records(t.num, Selection.of(scope))):
                     svc.delete_row(tx, t, row, True, None, now)
-            count = 0
+            counts = dict.fromkeys(("created", "replaced", "unchanged", "skipped", "duplicates", "renamed"), 0)
+            # The content hashes of the scope's records, by kind (deduplicate).
+            hashes: dict[tuple[str, str], str] | None = None
+            if first.get("deduplicate"):
+                hashes = {}
+                for row in tx.records(t.num, Selection.of(scope, not_statuses=("deleted",))):
+                    found = row.doc.get("provenance", {}).get("content_hash")
+                    if found:
+                        hashes.setdefault((row.doc["kind"], found), row.id)
             for index, msg in enumerate(self._kept()):
                 svc.store.analyzer.prepare(r.text_of(x) for x in msg.get("records", ()))
                 tx.prefetch(t, [x["id"] for x in msg.get("records", ())])
                 for i, record in enumerate(msg.get("records", ())):
                     rec = r.canonical(record)
                     r.complete_scope(rec, scope, t.name)
+                    content = r.content_hash(rec) if hashes is not None else None
+                    if hashes is not None and content is not None and \
+                            hashes.get((rec["kind"], content), rec["id"]) != rec["id"]:
+                        counts["duplicates"] += 1
+                        continue
                     try:
-                        stored, _ = svc.find_for_write(tx, t, rec, f"/records/{i}", scope)
+                        written = _resolve(svc, tx, t, rec, conflict, f"/records/{i}", scope)
                     except ServiceError as e:
                         e.message = f"message {index} of the stream: {e.message}"
                         raise
-                    svc.write_record(tx, t, rec, stored, now)
-                    count += 1
-            return svc.envelope(first, imported=count or None)
+                    if written is None:
+                        counts["skipped"] += 1
+                        continue
+                    rec, stored, outcome = written
+                    changed = svc.write_record(tx, t, rec, stored, now)
+                    counts[outcome if stored is None or changed is not None else "unchanged"] += 1
+                    if outcome == "renamed":
+                        counts["created"] += 1
+                    if hashes is not None and content is not None:
+                        hashes.setdefault((rec["kind"], content), rec["id"])
+            if first.get("dry_run"):
+                tx.abandon = True  # report, write nothing, record nothing
+            imported = counts["created"] + counts["replaced"] + counts["unchanged"]
+            return svc.envelope(first, imported=imported or None,
+                                **{name: n or None for name, n in counts.items()})
 
         return svc.mutate("Import", self.call, first, perform, digest=self._digest.digest())
+
+
+#: The members of a stored record that a merge (conflict ``merge``) does
+#: not take from it: the store sets them.
+_STORE_SET = ("sequence", "revision", "updated_at")
+
+
+def _resolve(svc: Base, tx: Transaction, t: TenantState, rec: dict[str, Any], conflict: str,
+             where: str, scope: Mapping[str, Any] | None) -> tuple[dict[str, Any], Row | None, str] | None:
+    """What an Import writes for a record under its conflict policy
+    (operations.md section 17.2): the record, the stored record it replaces
+    (None: a new one), and how it counts (``created``, ``replaced`` or
+    ``renamed``); None to leave it out (``skip``)."""
+    try:
+        stored, _ = svc.find_for_write(tx, t, rec, where, scope)
+        held = stored is not None
+    except ServiceError as e:
+        if e.reason != "RECORD_EXISTS" or conflict not in ("skip", "new_id"):
+            raise
+        # Its id and its key are held by two records, or by one outside the scope.
+        stored, held = None, True
+    if not held:
+        return rec, None, "created"
+    if conflict == "skip":
+        return None
+    if conflict == "new_id":
+        rec = dict(rec)
+        base = rec["id"]
+        n = 1
+        while tx.find(t, f"{base}~{n}") is not None:
+            n += 1
+        rec["id"] = f"{base}~{n}"
+        if len(rec["id"]) > 256:
+            raise error("LENGTH_OUT_OF_RANGE", "the new identifier of the record would be longer "
+                        "than 256 characters", f"{where}/id")
+        if rec.get("key") and tx.find_key(t, rec.get("scope", {}).get("namespace"), rec["key"]) is not None:
+            rec.pop("key")
+        return rec, None, "renamed"
+    assert stored is not None
+    if conflict == "merge":
+        if stored.doc["kind"] != rec["kind"]:
+            raise error("KIND_MISMATCH", f"the stored record is of kind {stored.doc['kind']}; a merge "
+                        "keeps the kind", f"{where}/kind")
+        base = {k: v for k, v in stored.doc.items() if k not in _STORE_SET}
+        rec = r.canonical(r.merge_patch(base, rec))
+    return rec, stored, "replaced"

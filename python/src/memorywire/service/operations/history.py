@@ -8,6 +8,7 @@ from typing import Any
 from memorywire.service import cursors
 from memorywire.service import records as r
 from memorywire.service.context import Call
+from memorywire.service.errors import error
 from memorywire.service.operations.common import Base
 from memorywire.service.storage import Row, Selection
 
@@ -32,7 +33,18 @@ class History(Base):
                                  kinds=tuple(kinds) if kinds else None)
         rows: list[Row] = []
         num = self.store.tenant_num(call.tenant)
-        if num is not None:
+        branch = req.get("branch")
+        # A page of a branch is cut by its place in the branch, that of a
+        # history by sequence.
+        places: list[int] = []
+        if branch:
+            chain = self._branch(num, branch, req.get("scope"), selection)
+            if descending:
+                chain.reverse()
+            start = 0 if after is None else after
+            rows = chain[start:start + limit + 1]
+            places = list(range(start + 1, start + len(rows) + 1))
+        elif num is not None:
             with self.store.reader() as reads:
                 rows = list(reads.records(num, selection, after=after, descending=descending,
                                           limit=limit + 1))
@@ -41,9 +53,33 @@ class History(Base):
         tenant = call.tenant
 
         def cursor_after(i: int) -> str:
-            return cursors.encode_page(self.store.secret, tenant, request_digest, 0.0, rows[i].seq,
-                                       self.paging)
+            return cursors.encode_page(self.store.secret, tenant, request_digest, 0.0,
+                                       places[i] if branch else rows[i].seq, self.paging)
 
         return self.page("History", req, "records", r.RECORD_TYPE, [x.doc for x in rows], more,
                          cursor_after)[0]
 
+
+    def _branch(self, num: int | None, leaf: str, scope: Mapping[str, Any] | None,
+                selection: Selection) -> list[Row]:
+        """The selected records of the branch that ends at ``leaf``, root
+        first (section 8, Branches): the parents named by the first
+        responds_to link of each record, up to a record without one, a
+        missing parent or a cycle."""
+        with self.store.reader() as reads:
+            found = reads.records_by_ids(num, [leaf]) if num is not None else []
+            if not found or not r.within(found[0].doc.get("scope"), scope):
+                raise error("RECORD_NOT_FOUND", "no such record", "/branch")
+            assert num is not None
+            chain: list[Row] = []
+            seen: set[str] = set()
+            row: Row | None = found[0]
+            while row is not None and row.id not in seen:
+                seen.add(row.id)
+                chain.append(row)
+                parent = next((x.get("target") for x in row.doc.get("links", ())
+                               if x.get("type") == "responds_to"), None)
+                parents = reads.records_by_ids(num, [parent]) if parent else []
+                row = parents[0] if parents else None
+            selected = {x.rid for x in reads.rows_among(num, selection, [x.rid for x in chain])}
+        return [x for x in reversed(chain) if x.rid in selected]

@@ -3,10 +3,14 @@ package registers them, in the order of the report."""
 
 from memorywire_conformance.service.scenarios import (  # noqa: F401
     approval,
+    branches,
     capabilities,
     credentials,
+    erase,
     fairness,
     history,
+    import_policies,
+    integrity,
     lifecycle,
     put,
     reflection,
