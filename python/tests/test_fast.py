@@ -2,8 +2,8 @@
 
 The fast path only accepts: every document must decode to the same value,
 or fail with the same error, with and without it. The walkers' path is also
-what runs where msgspec is absent; test_conformance_suite.py runs the whole
-suite on it (MEMORYWIRE_PURE=1).
+what runs with MEMORYWIRE_PURE=1 in the environment; test_conformance_suite.py
+runs the whole suite on it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ import memorywire.json as mj
 import memorywire.msgpack as mm
 from memorywire import _fast
 from memorywire.errors import MemorywireError
-
-pytest.importorskip("msgspec")
 
 RECORD = "memorywire.v1.MemoryRecord"
 BASE: dict[str, Any] = {

@@ -24,9 +24,10 @@ return msgspec's plain form of them: the values the walkers would return
 form's timestamps get their canonical spelling and its float32 vectors
 become lists), members in the order of the field tables.
 
-msgspec is optional: without it (or with ``MEMORYWIRE_PURE=1`` in the
-environment) every document takes the walkers' path, which gives the same
-results, only slower.
+msgspec is a dependency of the package. With ``MEMORYWIRE_PURE=1`` in the
+environment (or where msgspec cannot be imported) every document takes the
+walkers' path, which gives the same results, only slower; the conformance
+suite runs on that path too.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from memorywire.limits import Limits
 
 try:
     import msgspec
-except ImportError:  # the pure-Python path serves every document
+except ImportError:  # the walkers serve every document
     msgspec = None  # type: ignore[assignment]
 
 #: msgspec's writers of a document the typed decoders have read (the
