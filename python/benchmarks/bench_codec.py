@@ -798,8 +798,8 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
 def before_after(items: Sequence[Item], codec: Codec, comps: list[Comparison],
                  compare_entry: Callable[..., None]) -> None:
     """(l) to (o): the codec with its typed fast path against the generated
-    walkers alone (what runs without msgspec, and what ran before the fast
-    path), over the whole corpus."""
+    walkers alone (what runs with MEMORYWIRE_PURE=1, and what ran before the
+    fast path), over the whole corpus."""
     try:
         from memorywire import _fast
     except ImportError:

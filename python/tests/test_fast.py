@@ -2,8 +2,8 @@
 
 The fast path only accepts: every document must decode to the same value,
 or fail with the same error, with and without it. The walkers' path is also
-what runs where msgspec is absent; test_conformance_suite.py runs the whole
-suite on it (MEMORYWIRE_PURE=1).
+what runs with MEMORYWIRE_PURE=1 in the environment; test_conformance_suite.py
+runs the whole suite on it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ import memorywire.json as mj
 import memorywire.msgpack as mm
 from memorywire import _fast
 from memorywire.errors import MemorywireError
-
-pytest.importorskip("msgspec")
 
 RECORD = "memorywire.v1.MemoryRecord"
 BASE: dict[str, Any] = {
@@ -73,6 +71,17 @@ def _text(doc: Any) -> bytes:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+#: A record of more than 15 members, with timestamps of whole milliseconds
+#: and microseconds and a float32 vector.
+RICH = _text({**BASE, "updated_at": "0001-01-01T00:00:00.100Z", "key": "k", "scope": {"tenant": "t"},
+              "sequence": 3, "revision": 2, "routing": {"agent": "a"},
+              "links": [{"type": "references", "target": "r0"}],
+              "lifecycle": {"importance": 0.5, "last_accessed_at": "2026-05-09T10:00:00.999999Z"},
+              "provenance": {"origin": "user"},
+              "embeddings": [{"values": [0.5, -0.25], "dimensions": 2, "model": "m"}],
+              "extensions": {"com.example.x": {"y": [1, "z"]}}})
+INTEGER_IN_FLOAT = _text({**BASE, "lifecycle": {"importance": 1, "confidence": 0.5}})
+
 CASES = [
     _text(BASE),
     json.dumps(BASE, indent=2).encode(),
@@ -104,6 +113,24 @@ CASES = [
     _text({**BASE, "tags": ["x@"]}).replace(b"x@", b"x\\ud800"),
     _text({**BASE, "tags": ['a\\']}),
     _text({**BASE, "tags": ['a":b']}),
+    # Integers, -0.0 and the token -0 in float fields: the walkers keep an
+    # integer token as it is, and read -0 there as -0.0.
+    INTEGER_IN_FLOAT,
+    _text({**BASE, "lifecycle": {"importance": -0.0, "confidence": 0}}),
+    _text({**BASE, "lifecycle": {"importance": 0}}).replace(b'"importance":0', b'"importance":-0'),
+    _text({**BASE, "embeddings": [{"values": [0.5, 1, -0.0, 7], "dimensions": 4}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 12345678901234567890123]}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 9223372036854775807]}]}),
+    # Colons in strings, a repeated member, and a colon written as an escape.
+    _text({**BASE, "tags": ["a:b", "c:d"], "key": "x:y"})[:-1] + b',"key":"z"}',
+    _text({**BASE, "tags": ["a:b"]}).replace(b'"a:b"', b'"a\\u003ab"'),
+    _text({**BASE, "tags": ["a:b"]}).replace(b'"a:b"', b'"a\\u003Ab\\u003a"')[:-1] + b',"key":"z","key":"y"}',
+    _text({**BASE, "metadata": {"a": 1, "b": {"c": 2}}}).replace(b'"c":2', b'"c":2,"c":3'),
+    # Timestamps of every precision; a record of more than 15 members.
+    _text({**BASE, "updated_at": "2026-05-09T10:00:00.120Z", "lifecycle": {
+        "last_accessed_at": "2026-05-09T10:00:00Z", "expires_at": "2026-05-09T10:00:00.000001Z",
+        "deleted_at": "2026-05-09T10:00:00.123456789Z"}}),
+    RICH,
     b'{"a":' * 2000 + b"1" + b"}" * 2000,
     b"[]",
     _text(BASE) + b"x",
@@ -145,6 +172,31 @@ def test_a_timestamp_string_in_messagepack_takes_the_walkers() -> None:
     # The timestamp extension (fixext 8 or ext 8 of 12 bytes) replaced by a string.
     end = at + (10 if packed[at] == 0xD7 else 15 if packed[at] == 0xC7 else 6)
     _same(mm, RECORD, packed[:at] + b"\xb42026-05-09T10:00:00Z" + packed[end:])
+
+
+def test_records_in_a_request_decode_alike() -> None:
+    """A record nested in a request: its MessagePack header is a map 16."""
+    put = "memorywire.v1.PutRequest"
+    request = {"specversion": "1.0", "operation_id": "op1",
+               "items": [{"record": {k: v for k, v in BASE.items() if k != "specversion"}}]}
+    _same(mm, put, mm.encode(request, type=put))
+    _same(mj, put, _text(request))
+
+
+def test_the_fast_path_serves_rich_records() -> None:
+    """Timestamps of whole milliseconds and microseconds, float32 vectors,
+    integers in float fields, more than 15 members: the fast path reads
+    them as the walkers do."""
+    doc = json.loads(RICH)
+    assert len(doc) > 15
+    for module, data in ((mj, RICH), (mm, mm.encode(doc))):
+        fast, pure = _decoders(module, RECORD)
+        got = fast._decode_fast(data)
+        assert got is not None and got == doc
+        assert _outcome(fast, data) == _outcome(pure, data)
+    fast, _pure = _decoders(mj, RECORD)
+    got = fast._decode_fast(INTEGER_IN_FLOAT)
+    assert got is not None and type(got["lifecycle"]["importance"]) is int
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

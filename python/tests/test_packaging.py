@@ -175,7 +175,7 @@ BASE = requirements(None)
 
 
 def test_the_base_is_the_codec_only() -> None:
-    assert BASE == {"protobuf", "msgpack", "orjson"}
+    assert BASE == {"protobuf", "msgpack", "orjson", "msgspec"}
     assert requirements("service") == {"grpcio", "grpcio-health-checking", "grpcio-reflection", "numpy"}
     assert requirements("oracle") == {"jsonschema", "referencing"}
     assert requirements("postgresql") - requirements("service") == {"psycopg", "psycopg-binary", "psycopg-pool"}

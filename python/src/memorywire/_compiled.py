@@ -800,68 +800,6 @@ def _gen_un(src: _Source, info: m.MessageInfo) -> None:
     src.add(0, "")
 
 
-def _gen_trusted_un(src: _Source, info: m.MessageInfo, special: dict[str, bool]) -> None:
-    """tu_: the same conversion in place, for a document the typed fast path
-    (memorywire._fast) has checked: no type tests, no pointers, and no
-    descent into messages that hold nothing to convert."""
-    src.add(0, f"def tu_{info.name}(d):")
-    for f in info.ordered:
-        if f.is_map or not _converts(f, special):
-            continue
-        src.add(1, f'v = d.get("{f.name}")')
-        src.add(1, "if v is not None:")
-        k = f.kind
-        if k == m.FLOAT32:
-            src.add(2, f'd["{f.name}"] = un_vector(v)')
-        elif k == m.MESSAGE:
-            assert f.message is not None
-            if f.repeated:
-                src.add(2, "for x in v:")
-                src.add(3, f"tu_{f.message.name}(x)")
-            else:
-                src.add(2, f"tu_{f.message.name}(v)")
-        elif k == m.TIMESTAMP:
-            # msgspec also reads an RFC 3339 string as a datetime: un_timestamp refuses it.
-            if f.repeated:
-                src.add(2, f'd["{f.name}"] = [un_timestamp(x) for x in v]')
-            else:
-                src.add(2, f'd["{f.name}"] = un_timestamp(v)')
-        elif k == m.BYTES:
-            if f.repeated:
-                src.add(2, f'd["{f.name}"] = [b64encode(x).decode() for x in v]')
-            else:
-                src.add(2, f'd["{f.name}"] = b64encode(v).decode()')
-        elif k == m.DOUBLE:
-            if f.repeated:
-                src.add(2, f'd["{f.name}"] = [float(x) for x in v]')
-            else:
-                src.add(2, "if type(v) is int:")
-                src.add(3, f'd["{f.name}"] = float(v)')
-    src.add(1, "return d")
-    src.add(0, "")
-
-
-def _converts(f: m.FieldInfo, special: dict[str, bool]) -> bool:
-    """Whether a field's MessagePack form differs from its JSON form."""
-    if f.kind == m.MESSAGE:
-        assert f.message is not None
-        return special[f.message.name]
-    return f.kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE)
-
-
-def _special_messages(infos: list[m.MessageInfo]) -> dict[str, bool]:
-    """Whether each message holds, at any depth, a field to convert (a fixed
-    point, since messages nest recursively)."""
-    special = dict.fromkeys((i.name for i in infos), False)
-    changed = True
-    while changed:
-        changed = False
-        for info in infos:
-            if not special[info.name] and any(_converts(f, special) for f in info.ordered if not f.is_map):
-                special[info.name] = changed = True
-    return special
-
-
 def _un_fn(f: m.FieldInfo) -> str:
     if f.kind == m.MESSAGE:
         assert f.message is not None
@@ -893,13 +831,11 @@ def _build() -> dict[str, Any]:
             if f.message is not None and f.message not in infos:
                 infos.append(f.message)
         i += 1
-    special = _special_messages(infos)
     for info in infos:
         _gen_check(src, info)
         _gen_out(src, info, "mp")
         _gen_out(src, info, "js")
         _gen_un(src, info)
-        _gen_trusted_un(src, info, special)
         _gen_pb(src, info)
     namespace: dict[str, Any] = {
         "_jtype": _jtype, "_int_text": _int_text, "FLOAT_INT_END": _FLOAT_INT_END,
@@ -912,7 +848,6 @@ def _build() -> dict[str, Any]:
         "sorted_value": sorted_value, "b64decode": base64.b64decode, "array": array,
         "copysign": math.copysign, "ts_canonical": _timestamp.canonical, "unknown_out": unknown_out,
         "un_vector": _codec._vector, "un_timestamp": _codec._timestamp_json,
-        "b64encode": base64.b64encode,
         "un_bytes": _codec._bytes_json, "un_double": _un_double, "at": _codec._at,
         "PathError": _codec.PathError, "SPECIAL": _rules.SPECIAL, "Float32Values": Float32Values,
         "pb_string": pb_string, "pb_bytes": pb_bytes, "pb_timestamp": pb_timestamp,

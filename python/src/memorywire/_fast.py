@@ -16,23 +16,30 @@ that holds anything the types cannot judge (repeated member names, the
 token ``-0``, a document of a newer minor version, a calendar date beyond
 the 28th of February, a limit other than the default's), goes to the
 walkers of :mod:`memorywire._compiled`, which find its exact error or
-accept it. The decoded document is the one the walkers would return, since
-the same parser builds it.
+accept it. msgspec parses a document once, into the Structs; the codecs
+write them back to see that the bytes hide no repeated member (the same
+number of member colons in JSON, the same bytes in MessagePack), and
+return msgspec's plain form of them: the values the walkers would return
+(in JSON an integer in a float field stays an integer; the MessagePack
+form's timestamps get their canonical spelling and its float32 vectors
+become lists), members in the order of the field tables.
 
-msgspec is optional: without it (or with ``MEMORYWIRE_PURE=1`` in the
-environment) every document takes the walkers' path, which gives the same
-results, only slower.
+msgspec is a dependency of the package. With ``MEMORYWIRE_PURE=1`` in the
+environment (or where msgspec cannot be imported) every document takes the
+walkers' path, which gives the same results, only slower; the conformance
+suite runs on that path too.
 """
 
 from __future__ import annotations
 
 import datetime
 import keyword
+import math
 import os
 from typing import Annotated, Any, Literal
 
+from memorywire import _codec, _rules
 from memorywire import _model as m
-from memorywire import _rules
 from memorywire._codec import vector_finite
 from memorywire._compiled import _BASE64, FLOAT32_OVERFLOW, INT64_MAX, INT64_MIN
 from memorywire._formats import FORMATS
@@ -40,13 +47,15 @@ from memorywire.limits import Limits
 
 try:
     import msgspec
-except ImportError:  # the pure-Python path serves every document
+except ImportError:  # the walkers serve every document
     msgspec = None  # type: ignore[assignment]
 
-#: msgspec's untyped JSON reader and writer: the document the walkers would
-#: read (the same values as orjson's), and its compact text.
-parse_json: Any = msgspec.json.Decoder().decode if msgspec else None
+#: msgspec's writers of a document the typed decoders have read (the
+#: decoders check that it reads back as the bytes it came from), and its
+#: conversion to the document, in plain values.
 write_json: Any = msgspec.json.encode if msgspec else None
+write_msgpack: Any = msgspec.msgpack.encode if msgspec else None
+to_builtins: Any = msgspec.to_builtins if msgspec else None
 
 #: Whether the typed fast path is in use; tests turn it off to run the fallback.
 ENABLED = msgspec is not None and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
@@ -151,7 +160,11 @@ class _Builder:
         fields: list[Any] = []
         rename: dict[str, str] = {}
         post: list[str] = []
-        for f in info.ordered:
+        # The MessagePack types list their members in the canonical order
+        # (by name), so that a checked document written back gives the bytes
+        # memorywire writes.
+        ordered = sorted(info.ordered, key=lambda f: f.name) if self.form == "msgpack" else info.ordered
+        for f in ordered:
             attr = _attr(f.name)
             if attr != f.name:
                 rename[attr] = f.name
@@ -171,9 +184,10 @@ class _Builder:
             else:
                 fields.append((attr, t | msgspec.UnsetType, msgspec.UNSET))
         for oneof, members in info.oneofs.items():
-            count = " + ".join(f"(self.{_attr(n)} is not UNSET)" for n in members)
+            # How many members are unset: one count in C over a tuple.
+            unset = f"({''.join(f'self.{_attr(n)}, ' for n in members)}).count(UNSET)"
             exactly = (info.name, oneof) in _EXACTLY_ONE
-            post.append(f"if ({count}) {'!= 1' if exactly else '> 1'}: raise ValueError({oneof!r})")
+            post.append(f"if {unset} {'!=' if exactly else '<'} {len(members) - 1}: raise ValueError({oneof!r})")
         if info.name in _SPECIAL_TESTS:
             post.append(f"if not SPECIAL_{info.name}(self): raise ValueError({info.name!r})")
         namespace: dict[str, Any] = {}
@@ -239,6 +253,17 @@ class _Builder:
             return Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
         return self._single(f, depth + 1, post, attr, item=False)
 
+    def _number(self, real: Any, lo: float, hi: float) -> Any:
+        """A number of a float field. MessagePack has one form of it (the
+        walkers turn an integer into a float too); in JSON an integer token
+        stays an integer, as the walkers keep it (msgspec states bounds of
+        64 bits; the walkers judge longer integers)."""
+        assert msgspec is not None
+        if self.form == "msgpack":
+            return real
+        least, most = max(math.ceil(lo), INT64_MIN), min(math.floor(hi), INT64_MAX)
+        return Annotated[int, msgspec.Meta(ge=least, le=max(least - 1, most))] | real
+
     def _count(self, f: m.FieldInfo, depth: int) -> Any:
         assert msgspec is not None
         most = min(self.max_items, f.max_items) if f.max_items is not None else self.max_items
@@ -275,9 +300,10 @@ class _Builder:
         if k == m.DOUBLE:
             lo = f.minimum if f.minimum is not None else -_FLOAT_MAX
             hi = f.maximum if f.maximum is not None else _FLOAT_MAX
-            return Annotated[float, Meta(ge=lo, le=hi)]
+            return self._number(Annotated[float, Meta(ge=lo, le=hi)], lo, hi)
         if k == m.FLOAT32:
-            return Annotated[float, Meta(gt=-FLOAT32_OVERFLOW, lt=FLOAT32_OVERFLOW)]
+            return self._number(Annotated[float, Meta(gt=-FLOAT32_OVERFLOW, lt=FLOAT32_OVERFLOW)],
+                                -_FLOAT_MAX, _FLOAT_MAX)
         if k == m.TIMESTAMP:
             if self.form == "msgpack":
                 # A timestamp extension in range; msgspec also takes a string
@@ -324,6 +350,89 @@ def _procedure(s: Any) -> bool:
         if value and value not in states:
             return False
     return True
+
+
+def _timestamp_text(text: str) -> str:
+    """The canonical spelling of a timestamp msgspec wrote from a datetime:
+    a fraction of whole milliseconds in 3 digits, not 6."""
+    return text[:23] + "Z" if len(text) == 27 and text.endswith("000Z") else text
+
+
+def _fixes(infos: list[m.MessageInfo]) -> dict[str, bool]:
+    """Whether the MessagePack form of each message can hold a timestamp or
+    a float32 vector, the values msgspec's plain form does not spell as the
+    JSON form does (a fixed point, for recursive messages)."""
+    memo = dict.fromkeys((i.name for i in infos), False)
+    changed = True
+    while changed:
+        changed = False
+        for info in infos:
+            if not memo[info.name] and any(
+                    not f.is_map and (f.kind in (m.TIMESTAMP, m.FLOAT32)
+                                      or (f.message is not None and memo[f.message.name]))
+                    for f in info.ordered):
+                memo[info.name] = changed = True
+    return memo
+
+
+def _fixer_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str]) -> None:
+    lines.append(f"def fix_{info.name}(s, d):")
+    for f in info.ordered:
+        if f.is_map or not (f.kind in (m.TIMESTAMP, m.FLOAT32)
+                            or (f.message is not None and memo[f.message.name])):
+            continue
+        attr, key = _attr(f.name), f.name
+        lines.append(f"    v = s.{attr}")
+        lines.append("    if v is not UNSET:")
+        if f.kind == m.FLOAT32:
+            lines.append(f"        d[{key!r}] = vector(v)")
+        elif f.kind == m.TIMESTAMP and f.repeated:
+            lines.append(f"        d[{key!r}] = [text(x) for x in d[{key!r}]]")
+        elif f.kind == m.TIMESTAMP:
+            lines.append(f"        d[{key!r}] = text(d[{key!r}])")
+        elif f.repeated:
+            assert f.message is not None
+            lines.append(f"        for a, b in zip(v, d[{key!r}]):")
+            lines.append(f"            fix_{f.message.name}(a, b)")
+        else:
+            assert f.message is not None
+            lines.append(f"        fix_{f.message.name}(v, d[{key!r}])")
+    lines.append("")
+
+
+def _build_fixers() -> dict[str, Any]:
+    infos = {n: m.message(n) for top in m.top_level_types() for n in _reachable(m.message(top))}
+    memo = _fixes(list(infos.values()))
+    lines: list[str] = []
+    for info in infos.values():
+        if memo[info.name]:
+            _fixer_source(info, memo, lines)
+    scope: dict[str, Any] = {"UNSET": msgspec.UNSET if msgspec else None, "text": _timestamp_text,
+                             "vector": _codec._vector}
+    exec(compile("\n".join(lines), "<memorywire._fast>", "exec"), scope)  # noqa: S102 - from the field tables
+    return {name: scope[f"fix_{name}"] for name, info in infos.items() if memo[name]}
+
+
+_fixers: dict[str, Any] | None = None
+
+
+def msgpack_document(type_name: str) -> Any:
+    """The conversion of the Structs the MessagePack decoder of a type gives
+    to the JSON form of the document: msgspec's plain form, with timestamps
+    in their canonical spelling and float32 vectors as lists of floats."""
+    global _fixers
+    if _fixers is None:
+        _fixers = _build_fixers()
+    fix = _fixers.get(m.message(type_name).name)
+    convert = to_builtins
+
+    def document(s: Any) -> dict[str, Any]:
+        d: dict[str, Any] = convert(s)
+        if fix is not None:
+            fix(s, d)
+        return d
+
+    return document
 
 
 #: The greatest depth limit the fast path serves.
@@ -374,4 +483,5 @@ def decoder(form: str, type_name: str, limits: Limits) -> Any:
     return dec
 
 
-__all__ = ["ENABLED", "ERRORS", "decoder", "value_ok"]
+__all__ = ["ENABLED", "ERRORS", "decoder", "msgpack_document", "to_builtins", "value_ok",
+           "write_json", "write_msgpack"]

@@ -27,14 +27,14 @@ __all__ = ["Decoder", "Encoder", "decode", "encode"]
 # A member separator: the closing quote of a key, optional whitespace, a colon.
 _SEPARATOR = re.compile(rb'"[ \t\n\r]*:')
 _ESCAPED_SEPARATOR = re.compile(rb'\\"[ \t\n\r]*:')
-_SPACE_AFTER_QUOTE = re.compile(rb'"[ \t\n\r]')
 
 
 def _separators(data: bytes, escapes: bool) -> int:
     """How many member separators the bytes hold: one per object member,
     unless a key ends in a backslash, which the caller excludes. Without
     ``escapes`` (no backslash in the bytes) no quote is escaped."""
-    if _SPACE_AFTER_QUOTE.search(data) is not None:
+    # Four scans for a fixed pair of bytes cost less than one for a class.
+    if b'" ' in data or b'"\n' in data or b'"\r' in data or b'"\t' in data:
         if not escapes:
             return len(_SEPARATOR.findall(data))
         return len(_SEPARATOR.findall(data)) - len(_ESCAPED_SEPARATOR.findall(data))
@@ -52,11 +52,6 @@ _ORJSON_REASONS = (
     ("EOF while parsing", "TRUNCATED"),
 )
 
-
-#: The largest document the fast path reads. Beyond a few kilobytes a record
-#: is mostly float vectors, which the fast path parses twice and writes back
-#: once, while the walkers parse them once and check them whole in C.
-_FAST_MAX_BYTES = 4096
 
 #: The errors that send a document from the fast path to the walkers.
 _FAST_ERRORS: tuple[type[Exception], ...] = _fast.ERRORS
@@ -87,6 +82,8 @@ class _LongInteger(int):
 _NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
 _LONG_INTEGER_TOKEN = re.compile(rb"\d{%d}" % _SHORT_INTEGER)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+# A colon written as an escape; a backslash before it may be escaped itself.
+_COLON_ESCAPE = re.compile(rb"\\u003[aA]")
 
 
 def _integer(token: str) -> int:
@@ -202,39 +199,44 @@ class Decoder:
         self._fast = _fast.decoder("json", type, self.limits)
 
     def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
-        """The document, if the typed decoder accepts it and the parse cannot
-        have hidden a repeated member or the token -0; else None."""
-        escapes = b"\\" in data
-        if (escapes and b"\\\\" in data) or _NEGATIVE_ZERO_TOKEN.search(data) is not None:
+        """The document, if the typed decoder accepts it and the bytes cannot
+        hide a repeated member or the token -0; else None."""
+        if _NEGATIVE_ZERO_TOKEN.search(data) is not None \
+                or (b"\\" in data and _COLON_ESCAPE.search(data) is not None):
             return None
         try:
-            self._fast.decode(data)
-            doc = _fast.parse_json(data)
+            checked = self._fast.decode(data)
         except _FAST_ERRORS:
             return None
-        # Both parsers keep the last of repeated members, so the document can
-        # hold fewer members than the bytes. Written back compactly, it gives
-        # the same bytes (the common case: compact input) or as many member
-        # separators as the bytes hold only when no member repeats. In the
-        # compact output a quote inside a string is escaped, so plain counts
-        # find its separators, unless a string ends in a backslash.
-        written = _fast.write_json(doc)
-        if written != data and (b"\\\\" in written or _separators(data, escapes)
-                                != written.count(b'":') - written.count(b'\\":')):
+        # The decoder keeps the last of repeated members, so the document can
+        # hold fewer members than the bytes. Each member has one colon, and
+        # its strings have the same colons in the bytes (none is escaped) as
+        # in the document written back: the two hold as many colons only
+        # when no member repeats.
+        if data.count(b":") != _fast.write_json(checked).count(b":"):
             return None
-        return doc  # type: ignore[no-any-return]
+        return _fast.to_builtins(checked)  # type: ignore[no-any-return]
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
-        return self.decode_walk(data)[0]
+        data = _document.text_bytes(data, self.limits)
+        if self._fast is not None:
+            fast = self._decode_fast(data)
+            if fast is not None:
+                return fast
+        return self._decode_walkers(data)[0]
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         data = _document.text_bytes(data, self.limits)
-        if self._fast is not None and len(data) <= _FAST_MAX_BYTES:
+        if self._fast is not None:
             fast = self._decode_fast(data)
             if fast is not None:
                 return fast, _rules.Walk(self.limits, tolerant=False)
+        return self._decode_walkers(data)
+
+    def _decode_walkers(self, data: bytes) -> tuple[dict[str, Any], Any]:
+        """Parse and validate one document's bytes with the walkers."""
         doc = _parse(data, self.limits.max_depth)
         if doc is not None and type(doc) is not dict:
             raise decode_error("TYPE_MISMATCH", "", "a document is a JSON object")

@@ -32,28 +32,31 @@ class Decoder:
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
         self._fast = _fast.decoder("msgpack", type, self.limits)
-        # The conversion to the JSON form of a document the fast path checked, in place.
-        self._trusted = _document.function("tu", type)
-        self._packer = _msgpack.Packer(use_bin_type=True, datetime=False)
+        # The conversion to the JSON form of a document the fast path checked.
+        self._document: Any = _fast.msgpack_document(type) if self._fast is not None else None
 
     def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
         """The document, if the typed decoder accepts it and it holds no
         repeated key; else None."""
         try:
-            self._fast.decode(data)
-            raw = _msgpack.unpackb(data, **self._options)
+            checked = self._fast.decode(data)
         except _FAST_ERRORS:
             return None
-        # Both unpackers keep the last of repeated keys, which leaves a map
-        # with fewer entries than its header counts: the document packs back
-        # to its own bytes only when no key repeats (and it was written in the
-        # shortest forms, as memorywire writes it; other bytes take the walkers).
-        if self._packer.pack(raw) != data:
+        # The decoder keeps the last of repeated keys, which leaves a map with
+        # fewer entries than its header counts: the document writes back to
+        # its own bytes only when no key repeats (and it was written in the
+        # canonical order and the shortest forms, as memorywire writes it, and
+        # its timestamps hold whole microseconds; other bytes take the walkers).
+        # msgspec writes the header of a type of more than 15 members as a
+        # map 16; the shortest header of the document's own map, if it is one,
+        # is a fixmap. (A record nested in a request keeps its map 16 and
+        # takes the walkers.)
+        written = _fast.write_msgpack(checked)
+        if written[:2] == b"\xde\x00" and written[2] < 16:
+            written = bytes((0x80 | written[2],)) + written[3:]
+        if written != data:
             return None
-        try:
-            return self._trusted(raw)  # type: ignore[no-any-return]
-        except _codec.PathError:
-            return None
+        return self._document(checked)  # type: ignore[no-any-return]
 
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
@@ -93,6 +96,11 @@ class Decoder:
 
     def decode(self, data: bytes) -> dict[str, Any]:
         """Parse and validate one document."""
+        if self._fast is not None:
+            _document.check_size(data, self.limits)
+            doc = self._decode_fast(data)
+            if doc is not None:
+                return doc
         return self.decode_walk(data)[0]
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
