@@ -293,6 +293,60 @@ def unpack(data: bytes) -> dict[str, Any]:
     return doc
 
 
+# The split stored form (the SQLite store): the canonical JSON form in which
+# each embedding's values are replaced by their count, and apart, the values
+# of every embedding in document order, as one run of little-endian binary32
+# numbers, so that the store keeps them once, as raw bytes, and reads an
+# embedding as a slice of them.
+
+
+def raw_values(values: list[float]) -> bytes:
+    """The little-endian binary32 bytes of float32 values: those the codec
+    read them from when it did, without a round trip through floats."""
+    raw = getattr(values, "raw", None)
+    if type(raw) is bytes:
+        return raw
+    a = array("f", values)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tobytes()
+
+
+def float32_values(raw: bytes) -> list[float]:
+    """The values of little-endian binary32 bytes."""
+    a = array("f")
+    a.frombytes(raw)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tolist()
+
+
+def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
+    """The stored bytes of a canonical record: its JSON without embedding
+    values, and the binary32 bytes of those values (None without
+    embeddings)."""
+    embeddings = doc.get("embeddings")
+    if not embeddings:
+        return orjson.dumps(doc), None
+    doc = dict(doc)
+    doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
+    return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
+
+
+def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:
+    """The canonical record of the split stored form (``pack_split``), or of
+    the single form (``pack``) when ``vecs`` is None."""
+    if vecs is None:
+        return unpack(data)
+    doc: dict[str, Any] = orjson.loads(data)
+    start = 0
+    for e in doc.get("embeddings", ()):
+        end = start + 4 * e["values"]
+        e["values"] = float32_values(vecs[start:end])
+        start = end
+    return doc
+
+
 def embedding_values(doc: Mapping[str, Any]) -> list[tuple[str, int, list[float]]]:
     """(model, dimensions, values) of each embedding of a record."""
     return [(e["model"], int(e.get("dimensions", len(e["values"]))), e["values"])

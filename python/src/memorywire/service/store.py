@@ -21,6 +21,15 @@ The ``rid`` of a record is its tenant's number times 2**32 plus its
 sequence: the records of a tenant have a range of rids of their own, in
 sequence order.
 
+What a record takes is kept once. Its document is its canonical JSON form
+without the values of its embeddings (``records.doc``), which are one run of
+binary32 bytes beside it (``records.vecs``, ``records.pack_split``); the
+vector index reads an embedding as a slice of them (``embeddings.off``). A
+change of the log holds no document while it is the latest change of its
+record: it reads the record's. It gets a copy of its own when the record
+moves on (``WriteTx._keep_change``), so that the log costs a few bytes a
+change beyond the versions a record has left behind.
+
 Full text: one FTS5 table, ``texts``, serves every tenant. It has a row for
 each record with text (operations.md section 9.1), whose rowid is the
 record's ``rid``. A search reads the tenant's range of rowids, which FTS5
@@ -72,10 +81,9 @@ from memorywire.service.stores_common import (
     cached_stats,
     conditions,
     created_row,
-    indexed_embeddings,
+    embedding_rows,
     next_position,
     next_record,
-    redacted_change,
     replaced_row,
     retention_cutoffs,
     rid_range,
@@ -86,15 +94,29 @@ __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock"
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
            "text_query"]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
+#: The page size of a new store file: a record with a 384-dimension
+#: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
+PAGE_SIZE = 16384
 #: The memory the in-memory search indexes may take together: 2 GiB.
 DEFAULT_INDEX_MEMORY = 2 << 30
 #: The tokenizer of the full-text index: Unicode words, case folded, without
 #: diacritics, Porter-stemmed.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-#: The embeddings of the vector index: binary32 bytes, little-endian, and norm.
+#: The embeddings of the vector index: where their binary32 bytes are in the
+#: record's ``vecs`` (a byte offset), and their norm.
 _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    off INTEGER NOT NULL,
+    norm REAL NOT NULL
+)"""
+#: The embeddings table of schema versions 2 and 3, which held a copy of the
+#: binary32 bytes.
+_EMBEDDINGS_2 = """CREATE TABLE embeddings (
     rid INTEGER NOT NULL,
     tenant INTEGER NOT NULL,
     model TEXT NOT NULL,
@@ -102,6 +124,21 @@ _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
     raw BLOB NOT NULL,
     norm REAL NOT NULL
 )"""
+#: The change log. A change whose ``doc`` is NULL is the latest change of its
+#: record, which holds the document as the change left it (``records.doc``
+#: and ``records.vecs``): the log keeps no second copy of a record. A change
+#: gets its own copy when the record moves on (a new version, an access
+#: that Get or Search counts, a deletion for good).
+_CHANGES = """CREATE TABLE IF NOT EXISTS changes (
+    tenant INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    type INTEGER NOT NULL,
+    rid INTEGER NOT NULL,
+    at REAL NOT NULL,
+    doc BLOB,
+    vecs BLOB,
+    PRIMARY KEY (tenant, pos)
+) WITHOUT ROWID"""
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -128,7 +165,8 @@ CREATE TABLE IF NOT EXISTS records (
     pos INTEGER NOT NULL,
     words INTEGER NOT NULL,
     terms TEXT,
-    doc BLOB NOT NULL
+    doc BLOB NOT NULL,
+    vecs BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
 CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
@@ -139,16 +177,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZE
 {_EMBEDDINGS};
 CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
 CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
-CREATE TABLE IF NOT EXISTS changes (
-    tenant INTEGER NOT NULL,
-    pos INTEGER NOT NULL,
-    type INTEGER NOT NULL,
-    record_id TEXT NOT NULL,
-    at REAL NOT NULL,
-    doc BLOB NOT NULL,
-    PRIMARY KEY (tenant, pos)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS changes_record ON changes (tenant, record_id);
+{_CHANGES};
 CREATE TABLE IF NOT EXISTS operations (
     tenant INTEGER NOT NULL,
     operation_id TEXT NOT NULL,
@@ -179,7 +208,7 @@ CREATE TABLE IF NOT EXISTS reviews (
 );
 """
 
-ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
+ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc, vecs"
 
 
 def term_key(term: str) -> str:
@@ -420,8 +449,10 @@ class Analyzer:
 
 
 def row_of(values: tuple[Any, ...]) -> Row:
-    rid, id_, seq, rev, status, key, ns, pos, doc = values
-    return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
+    """The row of the columns ``ROW_COLUMNS``; without ``vecs``, of a
+    document in the single stored form (``records.pack``)."""
+    rid, id_, seq, rev, status, key, ns, pos, doc, *vecs = values
+    return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack_split(doc, vecs[0] if vecs else None))
 
 
 def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -588,8 +619,11 @@ class _Reads:
         return None if row is None else int(row[0])
 
     def changes_after(self, tenant: int, position: int, limit: int) -> list[Change]:
-        return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
-            "SELECT pos, type, doc FROM changes WHERE tenant = ? AND pos > ? ORDER BY pos LIMIT ?",
+        """A change without a document of its own reads its record's."""
+        return [(pos, kind, r.unpack_split(doc, vecs)) for pos, kind, doc, vecs in self.conn.execute(
+            "SELECT c.pos, c.type, coalesce(c.doc, r.doc), iif(c.doc IS NULL, r.vecs, c.vecs) "
+            "FROM changes c LEFT JOIN records r ON c.doc IS NULL AND r.rid = c.rid "
+            "WHERE c.tenant = ? AND c.pos > ? ORDER BY c.pos LIMIT ?",
             (tenant, position, limit)).fetchall()]
 
 
@@ -610,7 +644,7 @@ def _text_rows_among(conn: sqlite3.Connection, rids: list[int]) -> list[texts.Te
 def _vector_rows(conn: sqlite3.Connection, tenant: int, model: str,
                  dims: int) -> Iterator[list[vectors.VectorRow]]:
     """The embeddings of a vector index, in batches, in rid order."""
-    cur = conn.execute("SELECT e.rid, r.status, r.seq, e.raw, e.norm "
+    cur = conn.execute("SELECT e.rid, r.status, r.seq, substr(r.vecs, e.off + 1, 4 * e.dims), e.norm "
                        "FROM embeddings e JOIN records r ON r.rid = e.rid "
                        "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
                        (tenant, model, dims))
@@ -679,6 +713,7 @@ class Store(StoreState):
                              f"{', '.join(sorted(_MIGRATIONS))}")
         while version != SCHEMA_VERSION:
             version = self._migrate(version)
+        self._writer.execute("CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid)")
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -715,7 +750,7 @@ class Store(StoreState):
         conn.execute("ALTER TABLE embeddings RENAME TO embeddings_1")
         conn.execute("DROP INDEX embeddings_rid")
         conn.execute("DROP INDEX embeddings_group")
-        conn.execute(_EMBEDDINGS)
+        conn.execute(_EMBEDDINGS_2)
         conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, raw, norm FROM embeddings_1")
         conn.execute("DROP TABLE embeddings_1")
         conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
@@ -732,6 +767,42 @@ class Store(StoreState):
                              (*self.analyzer.columns(text), rid))
                 conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
         return "3"
+
+    def _migrate_from_3(self, conn: sqlite3.Connection) -> str:
+        """Version 3 kept each embedding twice (in the document, as base64,
+        and in ``embeddings``) and each change's document in full: keep the
+        binary32 bytes once, in ``records.vecs``, and a change's document
+        only once its record has moved on."""
+        conn.execute("ALTER TABLE records ADD COLUMN vecs BLOB")
+        conn.execute("ALTER TABLE changes RENAME TO changes_3")
+        conn.execute("DROP INDEX IF EXISTS changes_record")
+        conn.execute(_CHANGES)
+        conn.execute("CREATE INDEX changes_rid ON changes (rid)")
+        for tenant, pos, kind, record_id, at, data in conn.execute(
+                "SELECT tenant, pos, type, record_id, at, doc FROM changes_3").fetchall():
+            found = conn.execute("SELECT rid FROM records WHERE tenant = ? AND id = ?",
+                                 (tenant, record_id)).fetchone()
+            conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (tenant, pos, kind, 0 if found is None else found[0], at,
+                          *r.pack_split(r.unpack(data))))
+        conn.execute("DROP TABLE changes_3")
+        conn.execute("DROP INDEX embeddings_rid")
+        conn.execute("DROP INDEX embeddings_group")
+        conn.execute("DROP TABLE embeddings")
+        conn.execute(_EMBEDDINGS)
+        conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+        conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
+        for rid, tenant, data in conn.execute("SELECT rid, tenant, doc FROM records").fetchall():
+            doc = r.unpack(data)
+            conn.execute("UPDATE records SET doc = ?, vecs = ? WHERE rid = ?", (*r.pack_split(doc), rid))
+            conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                             [(rid, tenant, model, dims, off, norm)
+                              for model, dims, off, _, norm in embedding_rows(doc)])
+        # A change that holds its record's document as it stands leaves it there.
+        conn.execute("UPDATE changes SET doc = NULL, vecs = NULL WHERE EXISTS (SELECT 1 FROM records r "
+                     "WHERE r.rid = changes.rid AND r.pos = changes.pos AND r.doc = changes.doc "
+                     "AND r.vecs IS changes.vecs)")
+        return "4"
 
     def _own(self, path: str) -> int:
         """Hold the store file for this object's life, or refuse to open it:
@@ -758,6 +829,8 @@ class Store(StoreState):
         conn = sqlite3.connect(":memory:" if self.memory else self.path, isolation_level=None,
                                check_same_thread=False, timeout=30)
         if not self.memory:
+            # Only a new file takes it: SQLite keeps the page size of a file.
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {self.synchronous}")
         conn.execute("PRAGMA busy_timeout = 30000")
@@ -938,6 +1011,7 @@ class Store(StoreState):
 _MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
     "1": Store._migrate_from_1,
     "2": Store._migrate_from_2,
+    "3": Store._migrate_from_3,
 }
 
 
@@ -954,6 +1028,8 @@ class WriteTx(_Reads, WriteState):
         #: (model, dimensions, binary32 bytes, norm) or None when they did
         #: not change).
         self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
+        #: The rids of the records removed in this transaction, by tenant and id.
+        self.removed: dict[tuple[int, str], int] = {}
 
     # -- tenants ------------------------------------------------------------------
 
@@ -1002,23 +1078,25 @@ class WriteTx(_Reads, WriteState):
         """Store a new record: it gets the next sequence and revision 1."""
         rid = next_record(t, doc)
         text = r.text_of(doc)
+        data, vecs = r.pack_split(doc)
         self.conn.execute(
             "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
-            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
+            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
             (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc),
-             *self.store.analyzer.columns(text), r.pack(doc)))
+             *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
         return created_row(rid, doc)
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         """Store a new version of a record, with its store-maintained fields set."""
+        self._keep_change(row.rid)
         old_text, text = r.text_of(row.doc), r.text_of(doc)
         self.conn.execute(
             "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
             "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
-            "r_caller = ?, doc = ? WHERE rid = ?",
-            (doc["revision"], *store_columns(doc), r.pack(doc), row.rid))
+            "r_caller = ?, doc = ?, vecs = ? WHERE rid = ?",
+            (doc["revision"], *store_columns(doc), *r.pack_split(doc), row.rid))
         if text != old_text:
             self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
                               (*self.store.analyzer.columns(text), row.rid))
@@ -1026,16 +1104,27 @@ class WriteTx(_Reads, WriteState):
         return replaced_row(row, doc)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
-        """Store access fields: no revision, no change event."""
-        self.conn.execute("UPDATE records SET doc = ? WHERE rid = ?", (r.pack(doc), row.rid))
+        """Store access fields: no revision, no change event. The record's
+        latest change keeps the document as it was."""
+        self._keep_change(row.rid)
+        self.conn.execute("UPDATE records SET doc = ?, vecs = ? WHERE rid = ?", (*r.pack_split(doc), row.rid))
 
     def remove(self, t: TenantState, row: Row) -> None:
         """Remove a record and everything derived from it."""
+        self._keep_change(row.rid)
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
         if r.text_of(row.doc):
             self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
         self.touched[row.rid] = (t.num, None, row.seq, None)
+        self.removed[(t.num, row.id)] = row.rid
+
+    def _keep_change(self, rid: int) -> None:
+        """The record of a rid is about to change or go: its latest change,
+        which reads the record's document, gets a copy of its own."""
+        self.conn.execute(
+            "UPDATE changes SET (doc, vecs) = (SELECT doc, vecs FROM records WHERE rid = ?) "
+            "WHERE rid = ? AND doc IS NULL", (rid, rid))
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any], old_text: str, new_text: str) -> None:
@@ -1050,9 +1139,12 @@ class WriteTx(_Reads, WriteState):
         if old is None or old_emb != new_emb:
             if old_emb:
                 self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
-            indexed = list(indexed_embeddings(new))
-            self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
-                                  [(rid, t.num, *x) for x in indexed])
+            rows = embedding_rows(new)
+            if rows:
+                self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                                      [(rid, t.num, model, dims, off, norm)
+                                       for model, dims, off, _, norm in rows])
+            indexed = [(model, dims, raw, norm) for model, dims, _, raw, norm in rows]
         prev = self.touched.get(rid)
         if indexed is None and prev is not None and prev[3] is not None:
             indexed = prev[3]
@@ -1061,23 +1153,34 @@ class WriteTx(_Reads, WriteState):
     # -- the change log -------------------------------------------------------------
 
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
-        """Append a change to the tenant's change order; return its position."""
-        next_position(t)
-        self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?)",
-                          (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
-        if rid is not None:
-            self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (t.last_position, rid))
+        """Append a change to the tenant's change order; return its position.
+        A change of a record that is there (``rid``) reads its document from
+        the record, which holds ``doc`` now; that of a record removed holds
+        ``doc`` itself."""
+        pos = next_position(t)
+        if rid is None:
+            self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (t.num, pos, kind, self.removed.get((t.num, doc["id"]), 0), self.at,
+                               *r.pack_split(doc)))
+        else:
+            self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                              (t.num, pos, kind, rid, self.at))
+            self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (pos, rid))
         self.changed_tenants.add(t.num)
-        return t.last_position
+        return pos
 
     def redact_changes(self, t: TenantState, record_id: str, before: int, when: str) -> None:
         """After a hard deletion: the earlier changes of the record keep
         their positions but no longer carry its content."""
-        for pos, doc in self.conn.execute(
-                "SELECT pos, doc FROM changes WHERE tenant = ? AND record_id = ? AND pos < ?",
-                (t.num, record_id, before)).fetchall():
-            self.conn.execute("UPDATE changes SET doc = ? WHERE tenant = ? AND pos = ?",
-                              (redacted_change(doc, when), t.num, pos))
+        rid = self.removed.get((t.num, record_id))
+        if rid is None:
+            return
+        for pos, data, vecs in self.conn.execute(
+                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND pos < ?", (rid, before)).fetchall():
+            old = r.unpack_split(data, vecs)
+            minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
+            self.conn.execute("UPDATE changes SET doc = ?, vecs = ? WHERE tenant = ? AND pos = ?",
+                              (*r.pack_split(minimal), t.num, pos))
 
     # -- idempotency --------------------------------------------------------------------
 
