@@ -25,6 +25,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from contextlib import contextmanager
 from typing import Any
 
+from memorywire._codec import Float32Values
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.budget import Budget
@@ -123,7 +124,7 @@ def embedding_rows(doc: Mapping[str, Any]) -> list[tuple[str, int, int, bytes, f
     off = 0
     for model, dims, values in r.embedding_values(doc):
         raw = r.raw_values(values)
-        widened = r.float32_values(raw)
+        widened = values if type(values) is Float32Values else r.float32_values(raw)
         norm = math.sqrt(sum(map(operator.mul, widened, widened)))
         if norm > 0.0:
             out.append((model, dims, off, raw, norm))
