@@ -65,6 +65,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -462,6 +463,9 @@ def postgres_table_bytes(dsn: str) -> dict[str, int]:
 def run_ingest(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
     batches = ingest_batches(args.ingest_records, args.ingest_batch, args.dims)
     count = sum(map(len, batches))
+    # The input is the caller's, made before the clock starts: the garbage
+    # collector leaves it be, as it would the caller's own objects.
+    gc.freeze()
     vec_missing = sqlite_vec_available()
     rates: dict[str, list[float]] = defaultdict(list)
     last: dict[str, str] = {}

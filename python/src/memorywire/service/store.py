@@ -50,6 +50,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -410,25 +411,37 @@ class Analyzer:
                     self._texts[text] = tokens
                     self._texts_chars += len(text)
 
+    def _tokens_of(self, text: str) -> str:
+        """The terms of the tokens of a text (as ``_terms`` gives them),
+        taken from the texts ``prepare`` analysed when it is one of them."""
+        with self._memo_lock:
+            found = self._texts.pop(text, None)
+            if found is not None:
+                self._texts_chars -= len(text)
+        return found if found is not None else self._terms([text])[0]
+
     def offsets(self, text: str) -> dict[str, list[int]]:
         """The terms of a text, each with the offsets of its tokens (their
         positions among the text's tokens, from 0), as the index reads them;
         taken from the texts ``prepare`` analysed when it is one of them."""
         if not text:
             return {}
-        with self._memo_lock:
-            found = self._texts.pop(text, None)
-            if found is not None:
-                self._texts_chars -= len(text)
-        return self.offsets_of(found if found is not None else self._terms([text])[0])
+        return self.offsets_of(self._tokens_of(text))
 
     def columns(self, text: str) -> tuple[int, str | None]:
         """``records.words`` and ``records.terms`` of a text: its number of
         tokens, and each of its terms with its count, as ``term:count``
         between tabs (``term_key`` finds one), or None when there are none.
         A term holds no tab and no colon: the tokenizer reads both as
-        separators."""
-        return self.columns_of(self.offsets(text))
+        separators. The same as ``columns_of(offsets(text))``, counted
+        without the offsets."""
+        if not text:
+            return 0, None
+        counts = Counter(self._tokens_of(text).split("\t"))
+        counts.pop("", None)  # no token at an offset
+        if not counts:
+            return 0, None
+        return sum(counts.values()), "".join(f"\t{t}:{n}" for t, n in sorted(counts.items())) + "\t"
 
     def word(self, word: str) -> tuple[str, ...]:
         """The terms of the tokens of one word of a query, in order: usually
@@ -1030,6 +1043,12 @@ class WriteTx(_Reads, WriteState):
         self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
         #: The rids of the records removed in this transaction, by tenant and id.
         self.removed: dict[tuple[int, str], int] = {}
+        #: The records ``prefetch`` read, as this transaction left them, by
+        #: tenant and id (None: there is none).
+        self.known: dict[tuple[int, str], Row | None] = {}
+        #: The position written in ``records.pos`` ahead of the change that
+        #: is to follow, by rid.
+        self._next_pos: dict[int, int] = {}
 
     # -- tenants ------------------------------------------------------------------
 
@@ -1061,12 +1080,19 @@ class WriteTx(_Reads, WriteState):
     # -- records ------------------------------------------------------------------
 
     def find(self, t: TenantState, record_id: str) -> Row | None:
+        key = (t.num, record_id)
+        if key in self.known:
+            return self.known[key]
         row = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND id = ?",
                                 (t.num, record_id)).fetchone()
         return None if row is None else row_of(row)
 
     def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
-        """Nothing to do: a read of the SQLite file costs little."""
+        """Read the records of a batch at once; ``find`` answers from what
+        was read, which the writes of this transaction keep up to date."""
+        found = {row.id: row for row in self.records_by_ids(t.num, list(dict.fromkeys(ids)))}
+        for record_id in ids:
+            self.known[(t.num, record_id)] = found.get(record_id)
 
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         row = self.conn.execute(
@@ -1082,11 +1108,20 @@ class WriteTx(_Reads, WriteState):
         self.conn.execute(
             "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
             "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
-            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
-            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc),
+            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
-        return created_row(rid, doc)
+        row = created_row(rid, doc)
+        self.known[(t.num, row.id)] = row
+        return row
+
+    def _pos_ahead(self, t: TenantState, rid: int) -> int:
+        """The position of the change that follows the write of a record
+        (``change`` checks it, and corrects ``records.pos`` when another
+        came between)."""
+        pos = self._next_pos[rid] = t.last_position + 1
+        return pos
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         """Store a new version of a record, with its store-maintained fields set."""
@@ -1095,19 +1130,24 @@ class WriteTx(_Reads, WriteState):
         self.conn.execute(
             "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
             "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
-            "r_caller = ?, doc = ?, vecs = ? WHERE rid = ?",
-            (doc["revision"], *store_columns(doc), *r.pack_split(doc), row.rid))
+            "r_caller = ?, doc = ?, vecs = ?, pos = ? WHERE rid = ?",
+            (doc["revision"], *store_columns(doc), *r.pack_split(doc), self._pos_ahead(t, row.rid), row.rid))
         if text != old_text:
             self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
                               (*self.store.analyzer.columns(text), row.rid))
         self._index(t, row.rid, row.doc, doc, old_text, text)
-        return replaced_row(row, doc)
+        new = replaced_row(row, doc)
+        self.known[(t.num, new.id)] = new
+        if new.id != row.id:
+            self.known.pop((t.num, row.id), None)
+        return new
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
         """Store access fields: no revision, no change event. The record's
         latest change keeps the document as it was."""
         self._keep_change(row.rid)
         self.conn.execute("UPDATE records SET doc = ?, vecs = ? WHERE rid = ?", (*r.pack_split(doc), row.rid))
+        self.known.pop((row.rid >> SEQUENCE_BITS, row.id), None)
 
     def remove(self, t: TenantState, row: Row) -> None:
         """Remove a record and everything derived from it."""
@@ -1118,6 +1158,7 @@ class WriteTx(_Reads, WriteState):
         self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
         self.touched[row.rid] = (t.num, None, row.seq, None)
         self.removed[(t.num, row.id)] = row.rid
+        self.known[(t.num, row.id)] = None
 
     def _keep_change(self, rid: int) -> None:
         """The record of a rid is about to change or go: its latest change,
@@ -1165,7 +1206,11 @@ class WriteTx(_Reads, WriteState):
         else:
             self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, NULL, NULL)",
                               (t.num, pos, kind, rid, self.at))
-            self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (pos, rid))
+            if self._next_pos.pop(rid, None) != pos:
+                self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (pos, rid))
+            known = self.known.get((t.num, doc["id"]))
+            if known is not None and known.rid == rid:
+                known.pos = pos
         self.changed_tenants.add(t.num)
         return pos
 

@@ -172,7 +172,7 @@ class Base:
         """Create or replace a record with the store-maintained fields of
         operations.md section 4.3.1; None when the stored record is equal.
         ``rec`` is canonical (``records.canonical`` or ``canonical_record``)
-        but for its scope and what the caller sets of its payload."""
+        but for its scope."""
         lower_claims(rec)
         tombstone = r.status(rec) == "deleted"
         if tombstone:
@@ -233,13 +233,10 @@ class Base:
 
     @staticmethod
     def _set_hash(doc: dict[str, Any], old: Mapping[str, Any] | None) -> None:
-        """provenance.content_hash: computed from the payload; a tombstone
-        keeps the hash it was written with, or the stored one."""
-        name = r.payload_member(doc)
-        if name is not None:
-            # the payload alone, in its canonical form
-            payload = r.canonical({"kind": doc["kind"], name: doc[name]})
-            r.set_member(doc, "provenance", "content_hash", r.content_hash(payload))
+        """provenance.content_hash: computed from the payload (canonical);
+        a tombstone keeps the hash it was written with, or the stored one."""
+        if r.payload_member(doc) is not None:
+            r.set_member(doc, "provenance", "content_hash", r.content_hash(doc))
         elif "content_hash" not in doc.get("provenance", {}) and old is not None:
             h = old.get("provenance", {}).get("content_hash")
             if h:
@@ -333,7 +330,7 @@ class Base:
     def change_record(self, tx: Transaction, t: TenantState, row: Row, doc: dict[str, Any],
                       kind: int) -> Row:
         """Write a changed record: revision plus one, updated_at, content hash."""
-        doc = dict(doc)
+        doc = r.canonical(doc)
         doc["revision"] = row.rev + 1
         doc["updated_at"] = r.now()
         self._set_hash(doc, row.doc)
