@@ -11,9 +11,14 @@ caches of full-text statistics, warming and housekeeping) is in
 Every mutating operation runs in one write transaction (``Store.write``):
 the store's single writer connection, ``BEGIN IMMEDIATE`` ... ``COMMIT``, under
 the exclusive side of a readers-writer lock, so that the in-memory vector
-indexes change together with the tables. With ``synchronous=FULL`` a
+indexes change together with the tables. The file is in WAL mode with
+``synchronous=FULL`` (the default): a commit appends the transaction to the
+write-ahead log and syncs it to the disk before it returns, so that a
 transaction that has committed survives the loss of the process and of the
-machine. Reads run on per-thread connections, each in its own snapshot.
+machine; a batched Put is one transaction, and so one sync, whatever its
+number of items. ``synchronous=NORMAL`` syncs the log at checkpoints only: a
+commit survives the loss of the process, and the loss of the machine may
+take the last ones back. Reads run on per-thread connections, each in its own snapshot.
 One store object at a time holds a file: a second one, in this process or
 another, is refused (``Store._own``); replicas run on PostgreSQL.
 
