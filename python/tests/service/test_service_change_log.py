@@ -216,3 +216,39 @@ def test_a_schema_3_store_keeps_its_log(tmp_path: Path) -> None:
         assert found[0]["record"]["id"] == "r4"
     finally:
         svc.store.close()
+
+
+def test_embeddings_are_kept_bit_for_bit_and_searched_by_their_slice(open_store: Callable[..., Storage]) -> None:
+    """A record's embeddings, kept once as binary32 bytes: several of them
+    (one a zero vector, which no search compares), -0.0 and the smallest
+    binary32 values come back exactly from Get, Watch and Export, and a
+    vector search of each model finds the record by its own embedding."""
+    svc = Service(open_store(vector_exact_threshold=0))
+    n = [0]
+    tiny = _f32([1e-45, -0.0, 3.4028234663852886e38])
+    embeddings = [{"model": "a", "dimensions": 3, "values": tiny},
+                  {"model": "zero", "dimensions": 2, "values": [0.0, -0.0]},
+                  {"model": "c", "dimensions": 4, "values": _f32([0.1, -0.2, 0.3, -0.4])}]
+    _op(svc, "put", n, items=[{"record": fact("e", "vectors", embeddings=embeddings)},
+                              {"record": fact("f", "other", embeddings=[
+                                  {"model": "c", "dimensions": 4, "values": _f32([-0.1, 0.2, -0.3, 0.4])}])}])
+    stored = _stored(svc, n, "e")["embeddings"]
+    assert stored == embeddings
+    assert [str(x) for x in stored[0]["values"]] == [str(x) for x in tiny]  # -0.0 stays -0.0
+    assert str(stored[1]["values"][1]) == "-0.0"
+    assert _events(svc, 1, from_start=True)[0]["record"]["embeddings"] == embeddings
+    for model, values, first in (("c", _f32([0.1, -0.2, 0.3, -0.4]), "e"), ("c", _f32([-0.1, 0.2, -0.3, 0.4]), "f"),
+                                 ("a", tiny, "e")):
+        data = svc.search(CALL, {"specversion": "1.0", "operation_id": f"s-{model}-{first}", "limit": 2,
+                                 "vector": {"model": model, "values": values}})
+        hits = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse").get("hits", [])
+        assert hits[0]["record"]["id"] == first and hits[0]["score"] == pytest.approx(1.0)
+    data = svc.search(CALL, {"specversion": "1.0", "operation_id": "s-zero", "limit": 2,
+                             "vector": {"model": "zero", "values": [1.0, 1.0]}})
+    assert memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse").get("hits", []) == []
+    # a new version with other embeddings replaces them, slices and all
+    _op(svc, "put", n, items=[{"record": fact("e", "vectors", embeddings=embeddings[2:])}])
+    assert _stored(svc, n, "e")["embeddings"] == embeddings[2:]
+    data = svc.search(CALL, {"specversion": "1.0", "operation_id": "s-a-gone", "limit": 2,
+                             "vector": {"model": "a", "values": tiny}})
+    assert memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse").get("hits", []) == []
