@@ -66,6 +66,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -398,8 +400,8 @@ def _sqlite_baseline(path: str, batches: list[list[dict[str, Any]]], synchronous
     conn.execute("CREATE TABLE items (id TEXT PRIMARY KEY, text TEXT NOT NULL, embedding BLOB NOT NULL)")
     dims = len(batches[0][0]["record"]["embeddings"][0]["values"])
     if vec:
-        import sqlite_vec
-
+        # an optional package, not a dependency of the benchmark
+        sqlite_vec = importlib.import_module("sqlite_vec")
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.execute(f"CREATE VIRTUAL TABLE vecs USING vec0 (embedding float[{dims}])")
@@ -423,9 +425,7 @@ def sqlite_vec_available() -> str | None:
     """None when sqlite-vec loads into this Python's sqlite3, else why not."""
     import sqlite3
 
-    try:
-        import sqlite_vec  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("sqlite_vec") is None:
         return "the sqlite-vec package is not installed"
     conn = sqlite3.connect(":memory:")
     if not hasattr(conn, "enable_load_extension"):
