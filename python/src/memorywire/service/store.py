@@ -506,11 +506,29 @@ def _matches(where_r: str) -> str:
             f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{where_r}")
 
 
+class _Queued:
+    """The connection of a write transaction, which first stores the rows
+    the transaction queued (``WriteTx.store_queued``), so that every
+    statement sees them."""
+
+    def __init__(self, conn: sqlite3.Connection, store_queued: Callable[[], None]) -> None:
+        self._conn = conn
+        self._store_queued = store_queued
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        self._store_queued()
+        return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        self._store_queued()
+        return self._conn.executemany(sql, rows)
+
+
 class _Reads:
     """The reads of :class:`~memorywire.service.storage.Reads` on a connection."""
 
     store: Store
-    conn: sqlite3.Connection
+    conn: sqlite3.Connection | _Queued
 
     def row(self, rid: int) -> Row | None:
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?", (rid,)).fetchone()
@@ -645,7 +663,7 @@ class _Reads:
             (tenant, position, limit)).fetchall()]
 
 
-def _text_rows(conn: sqlite3.Connection, tenant: int) -> Iterator[list[texts.TextRow]]:
+def _text_rows(conn: sqlite3.Connection | _Queued, tenant: int) -> Iterator[list[texts.TextRow]]:
     """The rows of a tenant's text index, in batches."""
     cur = conn.execute("SELECT rid, seq, status, words, terms FROM records "
                        "WHERE rid BETWEEN ? AND ? AND words > 0 ORDER BY rid", rid_range(tenant))
@@ -659,7 +677,7 @@ def _text_rows_among(conn: sqlite3.Connection, rids: list[int]) -> list[texts.Te
                         f"({','.join('?' * len(rids))})", rids).fetchall()
 
 
-def _vector_rows(conn: sqlite3.Connection, tenant: int, model: str,
+def _vector_rows(conn: sqlite3.Connection | _Queued, tenant: int, model: str,
                  dims: int) -> Iterator[list[vectors.VectorRow]]:
     """The embeddings of a vector index, in batches, in rid order."""
     cur = conn.execute("SELECT e.rid, r.status, r.seq, substr(r.vecs, e.off + 1, 4 * e.dims), e.norm "
@@ -1037,10 +1055,24 @@ class WriteTx(_Reads, WriteState):
     """One write transaction (:class:`~memorywire.service.storage.Transaction`)
     and its state."""
 
+    #: The new records a transaction queues at most before it stores them.
+    QUEUE = 1024
+    _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
+                "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
+                "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
         self.store = store
-        self.conn = conn
+        self.conn = _Queued(conn, self.store_queued)
+        self._writer = conn
+        #: The rows of new records, their texts, embeddings and changes,
+        #: stored together (``store_queued``) before the next statement of
+        #: the transaction and before it commits.
+        self._queued_records: list[tuple[Any, ...]] = []
+        self._queued_texts: list[tuple[int, str]] = []
+        self._queued_embeddings: list[tuple[int, int, str, int, int, float]] = []
+        self._queued_changes: list[tuple[int, int, int, int, float]] = []
         #: Records changed in this transaction, for the vector indexes:
         #: rid -> (tenant, status or None when removed, sequence, embeddings
         #: (model, dimensions, binary32 bytes, norm) or None when they did
@@ -1074,7 +1106,26 @@ class WriteTx(_Reads, WriteState):
         self.tenants[name] = t
         return t
 
+    def store_queued(self) -> None:
+        """Store the rows the transaction queued, each table's at once."""
+        if not self._queued_records and not self._queued_changes:
+            return
+        conn = self._writer
+        if self._queued_records:
+            conn.executemany(self._RECORDS, self._queued_records)
+            self._queued_records.clear()
+        if self._queued_texts:
+            conn.executemany("INSERT INTO texts (rowid, body) VALUES (?, ?)", self._queued_texts)
+            self._queued_texts.clear()
+        if self._queued_embeddings:
+            conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", self._queued_embeddings)
+            self._queued_embeddings.clear()
+        if self._queued_changes:
+            conn.executemany("INSERT INTO changes VALUES (?, ?, ?, ?, ?, NULL, NULL)", self._queued_changes)
+            self._queued_changes.clear()
+
     def flush(self) -> None:
+        self.store_queued()
         for t in self.tenants.values():
             if t.dirty:
                 self.conn.execute(
@@ -1110,10 +1161,9 @@ class WriteTx(_Reads, WriteState):
         rid = next_record(t, doc)
         text = r.text_of(doc)
         data, vecs = r.pack_split(doc)
-        self.conn.execute(
-            "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
-            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        if len(self._queued_records) >= self.QUEUE:
+            self.store_queued()
+        self._queued_records.append(
             (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
@@ -1177,7 +1227,9 @@ class WriteTx(_Reads, WriteState):
         if old_text != new_text:
             if old_text:
                 self.conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
-            if new_text:
+            if new_text and old is None:
+                self._queued_texts.append((rid, new_text))  # with the record, queued
+            elif new_text:
                 self.conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, new_text))
         old_emb = old.get("embeddings") if old is not None else None
         new_emb = new.get("embeddings")
@@ -1186,7 +1238,10 @@ class WriteTx(_Reads, WriteState):
             if old_emb:
                 self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
             rows = embedding_rows(new)
-            if rows:
+            if rows and old is None:
+                self._queued_embeddings.extend((rid, t.num, model, dims, off, norm)
+                                               for model, dims, off, _, norm in rows)
+            elif rows:
                 self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
                                       [(rid, t.num, model, dims, off, norm)
                                        for model, dims, off, _, norm in rows])
@@ -1209,8 +1264,7 @@ class WriteTx(_Reads, WriteState):
                               (t.num, pos, kind, self.removed.get((t.num, doc["id"]), 0), self.at,
                                *r.pack_split(doc)))
         else:
-            self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, NULL, NULL)",
-                              (t.num, pos, kind, rid, self.at))
+            self._queued_changes.append((t.num, pos, kind, rid, self.at))
             if self._next_pos.pop(rid, None) != pos:
                 self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (pos, rid))
             known = self.known.get((t.num, doc["id"]))
