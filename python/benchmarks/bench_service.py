@@ -30,6 +30,19 @@ Python client (memorywire.client.Client):
           100 and of the last 100, so that a cost of a new tenant that grows
           with the number of tenants shows.
 
+  ingest  (--ingest, on its own) batched Put in-process, --ingest-batch
+          records a batch (1,000) with one --dims-dimensional embedding each,
+          --ingest-records records (100,000) into a new store of each of
+          --ingest-stores, against baselines on the same rows in the same
+          run: raw sqlite3 (executemany of id, text and the binary32 bytes
+          into one table, a transaction a batch, WAL with the same synchronous
+          level), and sqlite-vec (a vec0 table beside that one) where its
+          extension loads. Rounds alternate (--rounds, 3) and the script
+          reports the median records/s of each and their ratios; then the
+          bytes of each table of the last store of each kind, and their ratio
+          to the raw size of the records (their JSON without embedding values,
+          plus 4 bytes a value).
+
 Every loop is bounded in count and time and stops by itself; all traffic stays
 on loopback. Numbers depend on the machine and on what else runs on it.
 PostgreSQL is a throwaway cluster on loopback (tools/postgres_cluster.py:
@@ -44,11 +57,17 @@ Usage:
                             [--records 100000] [--dims 384] [--queries 30]
                             [--tenants 2000] [--skip-load] [--skip-vector]
                             [--skip-tenants] [--json]
+    python bench_service.py --ingest [--ingest-records 100000] [--ingest-batch 1000]
+                            [--ingest-stores sqlite,postgresql] [--rounds 3]
+                            [--synchronous FULL] [--dims 384]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -316,6 +335,183 @@ def run_tenants(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
                 "last": summary(latencies[-window:])}
 
 
+# -- ingest ---------------------------------------------------------------------------
+
+
+def ingest_batches(records: int, batch: int, dims: int) -> list[list[dict[str, Any]]]:
+    """The Put items of the ingest part, in batches: facts with a short text
+    and one embedding, as a Python caller builds them (values as floats)."""
+    rng = random.Random(7)
+    out = []
+    for start in range(0, records, batch):
+        out.append([{"record": {"id": f"r{i}", "kind": "fact",
+                                "fact": {"text": f"memory {i} about topic {i % 97} and item {i % 1013}"},
+                                "embeddings": [{"model": "bench", "dimensions": dims,
+                                                "values": vector(rng, dims)}]}}
+                    for i in range(start, min(records, start + batch))])
+    return out
+
+
+def raw_size(batches: list[list[dict[str, Any]]]) -> int:
+    """The raw size of the records: their JSON without the embedding values,
+    plus 4 bytes a value."""
+    import orjson
+
+    total = 0
+    for items in batches:
+        for item in items:
+            rec = item["record"]
+            embeddings = rec.get("embeddings", [])
+            bare = dict(rec, embeddings=[{k: v for k, v in e.items() if k != "values"} for e in embeddings])
+            total += len(orjson.dumps(bare)) + sum(4 * len(e["values"]) for e in embeddings)
+    return total
+
+
+def ingest_service(location: str, batches: list[list[dict[str, Any]]], synchronous: str) -> float:
+    """Records/s of batched Put in-process on a new store."""
+    from memorywire.service import Service
+    from memorywire.service.operations import Call
+    from memorywire.service.stores import is_postgres, open_store
+
+    store = open_store(location) if is_postgres(location) else open_store(location, synchronous=synchronous)
+    svc = Service(store)
+    call = Call("bench")
+    count = sum(map(len, batches))
+    try:
+        started = time.perf_counter()
+        for n, items in enumerate(batches):
+            svc.put(call, {"specversion": SPEC, "operation_id": f"ingest-{n}", "items": items})
+        return count / (time.perf_counter() - started)
+    finally:
+        store.close()
+
+
+def _sqlite_baseline(path: str, batches: list[list[dict[str, Any]]], synchronous: str,
+                     vec: bool) -> float:
+    """Records/s of raw sqlite3 executemany of the same rows (id, text and
+    binary32 bytes), a transaction a batch; with ``vec``, into a sqlite-vec
+    vec0 table as well."""
+    import sqlite3
+    from array import array
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute("CREATE TABLE items (id TEXT PRIMARY KEY, text TEXT NOT NULL, embedding BLOB NOT NULL)")
+    dims = len(batches[0][0]["record"]["embeddings"][0]["values"])
+    if vec:
+        # an optional package, not a dependency of the benchmark
+        sqlite_vec = importlib.import_module("sqlite_vec")
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.execute(f"CREATE VIRTUAL TABLE vecs USING vec0 (embedding float[{dims}])")
+    count = sum(map(len, batches))
+    started = time.perf_counter()
+    for items in batches:
+        rows = [(it["record"]["id"], it["record"]["fact"]["text"],
+                 array("f", it["record"]["embeddings"][0]["values"]).tobytes()) for it in items]
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO items VALUES (?, ?, ?)", rows)
+        if vec:
+            conn.executemany("INSERT INTO vecs (rowid, embedding) SELECT rowid, embedding FROM items "
+                             "WHERE id = ?", [(row[0],) for row in rows])
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    conn.close()
+    return count / elapsed
+
+
+def sqlite_vec_available() -> str | None:
+    """None when sqlite-vec loads into this Python's sqlite3, else why not."""
+    import sqlite3
+
+    if importlib.util.find_spec("sqlite_vec") is None:
+        return "the sqlite-vec package is not installed"
+    conn = sqlite3.connect(":memory:")
+    if not hasattr(conn, "enable_load_extension"):
+        return "this Python's sqlite3 cannot load extensions"
+    conn.close()
+    return None
+
+
+def table_bytes(path: str) -> dict[str, int]:
+    """The bytes of each table of a SQLite file, its indexes with it (dbstat)."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        tables = dict(conn.execute("SELECT name, tbl_name FROM sqlite_schema WHERE name IS NOT NULL"))
+        out: dict[str, int] = defaultdict(int)
+        for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+            table = tables.get(name, name)
+            # the shadow tables of the full-text index count with it
+            out["texts" if table.startswith("texts_") else table] += size
+        return dict(sorted(out.items(), key=lambda x: -x[1]))
+    finally:
+        conn.close()
+
+
+def postgres_table_bytes(dsn: str) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        return {name: int(size) for name, size in conn.execute(
+            "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relkind = 'r' "
+            "AND relnamespace = 'public'::regnamespace ORDER BY 2 DESC")}
+
+
+def run_ingest(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    batches = ingest_batches(args.ingest_records, args.ingest_batch, args.dims)
+    count = sum(map(len, batches))
+    # The input is the caller's, made before the clock starts: the garbage
+    # collector leaves it be, as it would the caller's own objects.
+    gc.freeze()
+    vec_missing = sqlite_vec_available()
+    rates: dict[str, list[float]] = defaultdict(list)
+    last: dict[str, str] = {}
+    for n in range(args.rounds):
+        for kind in args.ingest_stores:
+            location = stores.new(kind, f"ingest-{kind}-{n}")
+            log(f"ingest round {n + 1}/{args.rounds}: {kind}, {count} records")
+            rates[f"memorywire {kind}"].append(ingest_service(location, batches, args.synchronous))
+            last[kind] = location
+        path = str(stores.workdir / f"ingest-raw-{n}.sqlite3")
+        rates["raw sqlite3 executemany"].append(_sqlite_baseline(path, batches, args.synchronous, False))
+        last["raw"] = path
+        if vec_missing is None:
+            rates["raw sqlite3 + sqlite-vec"].append(
+                _sqlite_baseline(str(stores.workdir / f"ingest-vec-{n}.sqlite3"), batches, args.synchronous, True))
+    medians = {name: statistics.median(xs) for name, xs in rates.items()}
+    footprint: dict[str, dict[str, int]] = {}
+    for kind, location in last.items():
+        footprint[kind] = postgres_table_bytes(location) if kind == "postgresql" else table_bytes(location)
+    return {"records": count, "batch": args.ingest_batch, "dims": args.dims, "rounds": args.rounds,
+            "synchronous": args.synchronous, "records_per_second": {k: round(v, 1) for k, v in medians.items()},
+            "rounds_records_per_second": {k: [round(x, 1) for x in v] for k, v in rates.items()},
+            "sqlite_vec": vec_missing or "loaded", "raw_bytes": raw_size(batches), "table_bytes": footprint}
+
+
+def print_ingest(ing: dict[str, Any]) -> None:
+    rates = ing["records_per_second"]
+    raw = rates["raw sqlite3 executemany"]
+    print(f"\ningest: batched Put in-process, {ing['records']} records of one {ing['dims']}-dimension embedding, "
+          f"{ing['batch']} a batch, synchronous={ing['synchronous']}, WAL; median of {ing['rounds']} "
+          "alternating rounds")
+    for name, rate in rates.items():
+        print(f"  {name:<28} {rate:>10.0f} records/s   {rate / raw:6.3f} x raw sqlite3")
+    if ing["sqlite_vec"] != "loaded":
+        print(f"  sqlite-vec: not measured ({ing['sqlite_vec']})")
+    raw_bytes = ing["raw_bytes"]
+    print(f"  raw size of the records: {raw_bytes} bytes ({raw_bytes / ing['records']:.0f} a record)")
+    for kind, tables in ing["table_bytes"].items():
+        total = sum(tables.values())
+        print(f"  {kind}: {total} bytes, {total / ing['records']:.0f} a record, "
+              f"{total / raw_bytes:.2f} x the raw size")
+        for table, size in tables.items():
+            if size >= 0.005 * total:
+                print(f"    {table:<24} {size:>12} bytes  {size / ing['records']:8.0f} a record")
+
+
 def _deployments(text: str) -> list[str]:
     names = [x.strip() for x in text.split(",") if x.strip()]
     unknown = [x for x in names if x not in DEPLOYMENTS]
@@ -351,6 +547,15 @@ def main() -> int:
     p.add_argument("--keep", metavar="DIR",
                    help="keep the vector store in DIR, and reuse it when it is there")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--ingest", action="store_true", help="run the ingest part only")
+    p.add_argument("--ingest-records", type=int, default=100_000)
+    p.add_argument("--ingest-batch", type=int, default=1000)
+    p.add_argument("--ingest-stores", default="sqlite", type=_kinds,
+                   help="the stores of the ingest part: sqlite, postgresql (default sqlite)")
+    p.add_argument("--rounds", type=int, default=3, help="alternating rounds of the ingest part")
+    p.add_argument("--synchronous", default="FULL", choices=("FULL", "NORMAL", "OFF"),
+                   help="the synchronous level of the SQLite stores of the ingest part (default FULL, "
+                        "the service's)")
     args = p.parse_args()
     report: dict[str, Any] = {
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
@@ -359,11 +564,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="memorywire-bench-") as tmp:
         stores = Stores(Path(tmp))
         try:
-            if not args.skip_load:
+            if args.ingest:
+                report["ingest"] = run_ingest(args, stores)
+            elif not args.skip_load:
                 report["load"] = [run_load(args, stores, d) for d in args.stores]
-            if not args.skip_vector:
+            if not args.skip_vector and not args.ingest:
                 report["vector"] = [run_vector(args, stores, k) for k in args.vector_stores]
-            if not args.skip_tenants:
+            if not args.skip_tenants and not args.ingest:
                 report["tenants"] = run_tenants(args, stores)
         finally:
             stores.close()
@@ -399,6 +606,8 @@ def main() -> int:
             s = v[name]
             print(f"  {name:<15} {s['count']} queries: p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms, "
                   f"mean {s['mean_ms']} ms")
+    if "ingest" in report:
+        print_ingest(report["ingest"])
     if "tenants" in report:
         t = report["tenants"]
         print(f"\ntenants: the first Put in each of {t['tenants']} new tenants")

@@ -76,3 +76,40 @@ def search_hits(svc: Any, tenant: str = "t", **req: Any) -> list[tuple[str, floa
     out = memorywire.protobuf.decode(data, type="memorywire.v1.SearchResponse")
     return [(h["record"]["id"], h.get("score", 0.0), h.get("text_score"), h.get("vector_score"))
             for h in out.get("hits", [])]
+
+
+def downgrade_to_schema_3(path: str) -> None:
+    """Rewrite a closed SQLite store file in the layout of schema version 3:
+    embedding values as base64 within each document and again in
+    ``embeddings.raw``, and a full document in every change, found by
+    record id."""
+    import sqlite3
+
+    from memorywire.service import records as r
+
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("CREATE TABLE e3 (rid INTEGER NOT NULL, tenant INTEGER NOT NULL, model TEXT NOT NULL, "
+                     "dims INTEGER NOT NULL, raw BLOB NOT NULL, norm REAL NOT NULL)")
+        conn.execute("INSERT INTO e3 SELECT e.rid, e.tenant, e.model, e.dims, substr(r.vecs, e.off + 1, "
+                     "4 * e.dims), e.norm FROM embeddings e JOIN records r ON r.rid = e.rid")
+        conn.execute("DROP TABLE embeddings")
+        conn.execute("ALTER TABLE e3 RENAME TO embeddings")
+        conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+        conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
+        conn.execute("CREATE TABLE c3 (tenant INTEGER NOT NULL, pos INTEGER NOT NULL, type INTEGER NOT NULL, "
+                     "record_id TEXT NOT NULL, at REAL NOT NULL, doc BLOB NOT NULL, PRIMARY KEY (tenant, pos)) "
+                     "WITHOUT ROWID")
+        for tenant, pos, kind, at, data, vecs, rdata, rvecs in conn.execute(
+                "SELECT c.tenant, c.pos, c.type, c.at, c.doc, c.vecs, r.doc, r.vecs FROM changes c "
+                "LEFT JOIN records r ON r.rid = c.rid").fetchall():
+            doc = r.unpack_split(data, vecs) if data is not None else r.unpack_split(rdata, rvecs)
+            conn.execute("INSERT INTO c3 VALUES (?, ?, ?, ?, ?, ?)", (tenant, pos, kind, doc["id"], at, r.pack(doc)))
+        conn.execute("DROP TABLE changes")
+        conn.execute("ALTER TABLE c3 RENAME TO changes")
+        conn.execute("CREATE INDEX changes_record ON changes (tenant, record_id)")
+        for rid, data, vecs in conn.execute("SELECT rid, doc, vecs FROM records").fetchall():
+            conn.execute("UPDATE records SET doc = ? WHERE rid = ?", (r.pack(r.unpack_split(data, vecs)), rid))
+        conn.execute("ALTER TABLE records DROP COLUMN vecs")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+    conn.close()

@@ -10,7 +10,7 @@ from array import array
 from typing import Any
 
 import pytest
-from service_helpers import put_records, search_hits
+from service_helpers import downgrade_to_schema_3, put_records, search_hits
 
 import memorywire.protobuf
 from memorywire.service import Service, Store
@@ -186,6 +186,7 @@ def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
     put_records(svc, [{"id": "a", "kind": "fact", "fact": {"text": "a"},
                 "embeddings": [{"model": "m", "dimensions": 3, "values": v}]}], "old")
     svc.store.close()
+    downgrade_to_schema_3(path)
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("ALTER TABLE embeddings RENAME TO e2")
@@ -205,7 +206,7 @@ def test_store_of_schema_1_is_upgraded(tmp_path: Any) -> None:
         try:
             assert _search(svc, vector={"model": "m", "values": v}) == [("a", 1.0)]
             columns = [x[1] for x in svc.store._writer.execute("PRAGMA table_info(embeddings)")]
-            assert columns == ["rid", "tenant", "model", "dims", "raw", "norm"]
+            assert columns == ["rid", "tenant", "model", "dims", "off", "norm"]
         finally:
             svc.store.close()
     conn = sqlite3.connect(path)
@@ -332,13 +333,14 @@ def test_the_server_warms_the_largest_indexes(tmp_path: Any) -> None:
 
 def test_a_schema_2_store_indexes_the_text_of_its_custom_records(tmp_path: Any) -> None:
     """Version 2 read no text in custom records; opening it with version 3
-    indexes them, so they are found by text like those written since."""
+    and later indexes them, so they are found by text like those written since."""
     path = str(tmp_path / "v2.sqlite3")
     svc = Service(Store(path))
     put_records(svc, [{"id": "c", "kind": "custom", "custom": {"type": "langgraph.item",
                                                                 "value": {"text": "prefers window seats"}}},
                       {"id": "f", "kind": "fact", "fact": {"text": "window"}}], "old")
     svc.store.close()
+    downgrade_to_schema_3(path)
     conn = sqlite3.connect(path)
     with conn:
         rid = conn.execute("SELECT rid FROM records WHERE id = 'c'").fetchone()[0]
@@ -350,6 +352,6 @@ def test_a_schema_2_store_indexes_the_text_of_its_custom_records(tmp_path: Any) 
     try:
         assert sorted(i for i, _ in _search(svc, text="window")) == ["c", "f"]
         assert [i for i, _ in _search(svc, text="seats")] == ["c"]
-        assert svc.store._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "3"
+        assert svc.store._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "4"
     finally:
         svc.store.close()

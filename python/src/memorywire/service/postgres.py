@@ -103,7 +103,12 @@ from memorywire.service.stores_common import warm as warm_indexes
 
 __all__ = ["PostgresStore", "redacted"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: The schema versions this version upgrades, with no change of the tables:
+#: version 1 kept a full document in every change.
+_UPGRADES = ("1",)
+#: The document of a change that reads its record's (``PgWriteTx.change``).
+_BY_RECORD = b""
 #: The channel that writes notify, with the tenant's number and position.
 CHANNEL = "memorywire_changes"
 #: Keys of the advisory locks: creating the schema, and housekeeping.
@@ -212,6 +217,11 @@ CREATE TABLE IF NOT EXISTS erasures (
 """
 
 ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
+#: The record a change without a document of its own reads (changes ``c``,
+#: records ``r``), and the change's document.
+_CHANGE_RECORD = ("LEFT JOIN records r ON c.doc = ''::bytea AND r.tenant = c.tenant "
+                  "AND r.id = c.record_id")
+_CHANGE_DOC = "CASE WHEN c.doc = ''::bytea THEN r.doc ELSE c.doc END"
 _TEXT_ROW = "rid, seq, status, words, terms"
 
 Connection = psycopg.Connection[TupleRow]
@@ -523,10 +533,11 @@ class _Reads:
         return None if found is None else int(found[0])
 
     def changes_after(self, tenant: int, position: int, limit: int) -> list[Change]:
+        """A change without a document of its own reads its record's."""
         self._flush_queued()
         return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
-            "SELECT pos, type, doc FROM changes WHERE tenant = %s AND pos > %s ORDER BY pos LIMIT %s",
-            (tenant, position, limit))]
+            f"SELECT c.pos, c.type, {_CHANGE_DOC} FROM changes c {_CHANGE_RECORD} "
+            "WHERE c.tenant = %s AND c.pos > %s ORDER BY c.pos LIMIT %s", (tenant, position, limit))]
 
 
 def _among(rows: Mapping[int, T], rids: Iterable[int]) -> list[T]:
@@ -690,7 +701,7 @@ class PgWriteTx(_Reads, WriteState):
         return row
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
-        self._flush_queued()
+        self._keep_change(t.num, row.id)
         old_text, text = r.text_of(row.doc), r.text_of(doc)
         self.conn.execute(
             "UPDATE records SET rev = %s, kind = %s, status = %s, key = %s, ns = %s, s_user = %s, "
@@ -719,22 +730,33 @@ class PgWriteTx(_Reads, WriteState):
             self.pending_size += len(raw)
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
-        self._flush_queued()
+        self._keep_change(row.rid >> SEQUENCE_BITS, row.id)
         self.conn.execute("UPDATE records SET doc = %s WHERE rid = %s", (r.pack(doc), row.rid))
         self._knew(row.rid >> SEQUENCE_BITS, Row(**{**vars(row), "doc": doc}))
 
     def remove(self, t: TenantState, row: Row) -> None:
-        self._flush_queued()
+        self._keep_change(t.num, row.id)
         self._knew(t.num, row, gone=True)
         self.conn.execute("DELETE FROM records WHERE rid = %s", (row.rid,))
         self.conn.execute("DELETE FROM postings WHERE rid = %s", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = %s", (row.rid,))
 
+    def _keep_change(self, num: int, record_id: str) -> None:
+        """A record is about to change or go: its latest change, which reads
+        the record's document, gets a copy of its own."""
+        self._flush_queued()
+        self.conn.execute(
+            "UPDATE changes c SET doc = r.doc FROM records r WHERE c.tenant = %s AND c.record_id = %s "
+            "AND c.doc = ''::bytea AND r.tenant = c.tenant AND r.id = c.record_id", (num, record_id))
+
     # -- the change log -------------------------------------------------------------
 
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
+        """A change of a record that is there (``rid``) reads its document
+        from the record, which holds ``doc`` now, until the record changes
+        again; that of a record removed holds ``doc`` itself."""
         next_position(t)
-        data = r.pack(doc)
+        data = r.pack(doc) if rid is None else _BY_RECORD
         self.pending_changes.append((t.num, t.last_position, kind, doc["id"], self.at, data))
         self.pending_size += len(data)
         queued = self.pending_records.get(rid) if rid is not None else None
@@ -889,6 +911,8 @@ class PostgresStore(StoreState):
                 conn.execute("INSERT INTO meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
                              (SCHEMA_VERSION.encode(),))
                 conn.execute("INSERT INTO meta VALUES ('secret', %s) ON CONFLICT DO NOTHING", (os.urandom(32),))
+                conn.execute("UPDATE meta SET value = %s WHERE key = 'schema' AND value = ANY(%s)",
+                             (SCHEMA_VERSION.encode(), [v.encode() for v in _UPGRADES]))
             found = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             version = bytes(found[0]).decode("utf-8", "replace") if found is not None else "?"
             if version != SCHEMA_VERSION:
@@ -1042,7 +1066,8 @@ class PostgresStore(StoreState):
             changed = {row[0]: row for row in conn.execute(
                 f"SELECT {_TEXT_ROW} FROM records WHERE tenant = %s AND pos > %s", (num, since))}
             removed = [rid_of(num, int(r.unpack(doc).get("sequence", 0))) for (doc,) in conn.execute(
-                "SELECT doc FROM changes WHERE tenant = %s AND pos > %s AND type = %s", (num, since, DELETED))]
+                f"SELECT {_CHANGE_DOC} FROM changes c {_CHANGE_RECORD} "
+                "WHERE c.tenant = %s AND c.pos > %s AND c.type = %s", (num, since, DELETED))]
             removed += [int(rid) for (rids,) in conn.execute(
                 "SELECT rids FROM erasures WHERE tenant = %s AND pos > %s", (num, since)) for rid in rids]
             touched: dict[int, vectors.Touched] = {rid: (num, None, 0, None) for rid in removed}

@@ -17,6 +17,7 @@ import orjson
 
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
+from memorywire._codec import Float32Values
 
 RECORD_TYPE = "memorywire.v1.MemoryRecord"
 PAYLOADS = tuple(m.kind_payloads()) + ("encrypted",)
@@ -25,6 +26,7 @@ SCOPE_FIELDS = ("user", "agent", "session", "run", "task", "project")
 TOMBSTONE_DROPS = PAYLOADS + ("embeddings", "native", "metadata", "extensions")
 
 _canonical_record = _compiled.function("js", RECORD_TYPE)
+_canonical_embedding = _compiled.function("js", "memorywire.v1.Embedding")
 _LITTLE = sys.byteorder == "little"
 
 
@@ -45,6 +47,56 @@ def canonical(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _canonical_record(doc)  # type: ignore[no-any-return]
 
 
+def float32s(values: list[float]) -> Float32Values:
+    """The canonical values of a float32 vector (each rounded to binary32),
+    with their little-endian binary32 bytes (``.raw``), from one conversion;
+    values the codec read from bytes already are, and are kept."""
+    if type(values) is Float32Values:
+        return values
+    a = array("f", values)
+    out = Float32Values(a.tolist())
+    if not _LITTLE:
+        a.byteswap()
+    out.raw = a.tobytes()
+    return out
+
+
+def canonical_record(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``canonical`` of a valid record whose embedding values come out as
+    ``float32s`` gives them, so that the store, the request digest and the
+    vector index read their bytes without converting the values again."""
+    embeddings = doc.get("embeddings")
+    if not embeddings:
+        return canonical(doc)
+    bare = dict(doc)
+    del bare["embeddings"]
+    out = canonical(bare)
+    out["embeddings"] = [_embedding(e) for e in embeddings]
+    return out
+
+
+def _embedding(e: Mapping[str, Any]) -> dict[str, Any]:
+    values = e.get("values")
+    out: dict[str, Any] = _canonical_embedding({k: v for k, v in e.items() if k != "values"})
+    if values:
+        out["values"] = float32s(values)
+    return out
+
+
+def recanonical(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``canonical`` of a record whose embeddings are canonical already
+    (they came from ``canonical`` or ``canonical_record``): they are kept as
+    they are, not converted again."""
+    embeddings = doc.get("embeddings")
+    if not embeddings:
+        return canonical(doc)
+    bare = dict(doc)
+    del bare["embeddings"]
+    out = canonical(bare)
+    out["embeddings"] = embeddings
+    return out
+
+
 def dumps(doc: Mapping[str, Any]) -> bytes:
     """Canonical JSON bytes of a canonical dict."""
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
@@ -59,7 +111,8 @@ def payload_member(doc: Mapping[str, Any]) -> str | None:
 
 def content_hash(doc: Mapping[str, Any]) -> str | None:
     """The content hash of a canonical record (core.md section 9.2), or None
-    for a record without a payload."""
+    for a record without a payload. It reads the payload alone: that of a
+    record whose payload is canonical will do."""
     name = payload_member(doc)
     if name is None:
         return None
@@ -290,6 +343,60 @@ def unpack(data: bytes) -> dict[str, Any]:
     if embeddings:
         for e in embeddings:
             e["values"] = _unpack_values(e["values"])
+    return doc
+
+
+# The split stored form (the SQLite store): the canonical JSON form in which
+# each embedding's values are replaced by their count, and apart, the values
+# of every embedding in document order, as one run of little-endian binary32
+# numbers, so that the store keeps them once, as raw bytes, and reads an
+# embedding as a slice of them.
+
+
+def raw_values(values: list[float]) -> bytes:
+    """The little-endian binary32 bytes of float32 values: those the codec
+    read them from when it did, without a round trip through floats."""
+    raw = getattr(values, "raw", None)
+    if type(raw) is bytes:
+        return raw
+    a = array("f", values)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tobytes()
+
+
+def float32_values(raw: bytes) -> list[float]:
+    """The values of little-endian binary32 bytes."""
+    a = array("f")
+    a.frombytes(raw)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tolist()
+
+
+def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
+    """The stored bytes of a canonical record: its JSON without embedding
+    values, and the binary32 bytes of those values (None without
+    embeddings)."""
+    embeddings = doc.get("embeddings")
+    if not embeddings:
+        return orjson.dumps(doc), None
+    doc = dict(doc)
+    doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
+    return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
+
+
+def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:
+    """The canonical record of the split stored form (``pack_split``), or of
+    the single form (``pack``) when ``vecs`` is None."""
+    if vecs is None:
+        return unpack(data)
+    doc: dict[str, Any] = orjson.loads(data)
+    start = 0
+    for e in doc.get("embeddings", ()):
+        end = start + 4 * e["values"]
+        e["values"] = float32_values(vecs[start:end])
+        start = end
     return doc
 
 

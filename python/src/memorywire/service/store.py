@@ -11,15 +11,29 @@ caches of full-text statistics, warming and housekeeping) is in
 Every mutating operation runs in one write transaction (``Store.write``):
 the store's single writer connection, ``BEGIN IMMEDIATE`` ... ``COMMIT``, under
 the exclusive side of a readers-writer lock, so that the in-memory vector
-indexes change together with the tables. With ``synchronous=FULL`` a
+indexes change together with the tables. The file is in WAL mode with
+``synchronous=FULL`` (the default): a commit appends the transaction to the
+write-ahead log and syncs it to the disk before it returns, so that a
 transaction that has committed survives the loss of the process and of the
-machine. Reads run on per-thread connections, each in its own snapshot.
+machine; a batched Put is one transaction, and so one sync, whatever its
+number of items. ``synchronous=NORMAL`` syncs the log at checkpoints only: a
+commit survives the loss of the process, and the loss of the machine may
+take the last ones back. Reads run on per-thread connections, each in its own snapshot.
 One store object at a time holds a file: a second one, in this process or
 another, is refused (``Store._own``); replicas run on PostgreSQL.
 
 The ``rid`` of a record is its tenant's number times 2**32 plus its
 sequence: the records of a tenant have a range of rids of their own, in
 sequence order.
+
+What a record takes is kept once. Its document is its canonical JSON form
+without the values of its embeddings (``records.doc``), which are one run of
+binary32 bytes beside it (``records.vecs``, ``records.pack_split``); the
+vector index reads an embedding as a slice of them (``embeddings.off``). A
+change of the log holds no document while it is the latest change of its
+record: it reads the record's. It gets a copy of its own when the record
+moves on (``WriteTx._keep_change``), so that the log costs a few bytes a
+change beyond the versions a record has left behind.
 
 Full text: one FTS5 table, ``texts``, serves every tenant. It has a row for
 each record with text (operations.md section 9.1), whose rowid is the
@@ -41,6 +55,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -72,11 +87,10 @@ from memorywire.service.stores_common import (
     cached_stats,
     conditions,
     created_row,
-    indexed_embeddings,
+    embedding_rows,
     naming,
     next_position,
     next_record,
-    redacted_change,
     replaced_row,
     retention_cutoffs,
     rid_range,
@@ -87,15 +101,29 @@ __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock"
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
            "text_query"]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
+#: The page size of a new store file: a record with a 384-dimension
+#: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
+PAGE_SIZE = 16384
 #: The memory the in-memory search indexes may take together: 2 GiB.
 DEFAULT_INDEX_MEMORY = 2 << 30
 #: The tokenizer of the full-text index: Unicode words, case folded, without
 #: diacritics, Porter-stemmed.
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-#: The embeddings of the vector index: binary32 bytes, little-endian, and norm.
+#: The embeddings of the vector index: where their binary32 bytes are in the
+#: record's ``vecs`` (a byte offset), and their norm.
 _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    off INTEGER NOT NULL,
+    norm REAL NOT NULL
+)"""
+#: The embeddings table of schema versions 2 and 3, which held a copy of the
+#: binary32 bytes.
+_EMBEDDINGS_2 = """CREATE TABLE embeddings (
     rid INTEGER NOT NULL,
     tenant INTEGER NOT NULL,
     model TEXT NOT NULL,
@@ -103,6 +131,21 @@ _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
     raw BLOB NOT NULL,
     norm REAL NOT NULL
 )"""
+#: The change log. A change whose ``doc`` is NULL is the latest change of its
+#: record, which holds the document as the change left it (``records.doc``
+#: and ``records.vecs``): the log keeps no second copy of a record. A change
+#: gets its own copy when the record moves on (a new version, an access
+#: that Get or Search counts, a deletion for good).
+_CHANGES = """CREATE TABLE IF NOT EXISTS changes (
+    tenant INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    type INTEGER NOT NULL,
+    rid INTEGER NOT NULL,
+    at REAL NOT NULL,
+    doc BLOB,
+    vecs BLOB,
+    PRIMARY KEY (tenant, pos)
+) WITHOUT ROWID"""
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -129,7 +172,8 @@ CREATE TABLE IF NOT EXISTS records (
     pos INTEGER NOT NULL,
     words INTEGER NOT NULL,
     terms TEXT,
-    doc BLOB NOT NULL
+    doc BLOB NOT NULL,
+    vecs BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
 CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
@@ -140,16 +184,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZE
 {_EMBEDDINGS};
 CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
 CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
-CREATE TABLE IF NOT EXISTS changes (
-    tenant INTEGER NOT NULL,
-    pos INTEGER NOT NULL,
-    type INTEGER NOT NULL,
-    record_id TEXT NOT NULL,
-    at REAL NOT NULL,
-    doc BLOB NOT NULL,
-    PRIMARY KEY (tenant, pos)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS changes_record ON changes (tenant, record_id);
+{_CHANGES};
 CREATE TABLE IF NOT EXISTS operations (
     tenant INTEGER NOT NULL,
     operation_id TEXT NOT NULL,
@@ -180,7 +215,7 @@ CREATE TABLE IF NOT EXISTS reviews (
 );
 """
 
-ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc"
+ROW_COLUMNS = "rid, id, seq, rev, status, key, ns, pos, doc, vecs"
 
 
 def term_key(term: str) -> str:
@@ -382,25 +417,37 @@ class Analyzer:
                     self._texts[text] = tokens
                     self._texts_chars += len(text)
 
+    def _tokens_of(self, text: str) -> str:
+        """The terms of the tokens of a text (as ``_terms`` gives them),
+        taken from the texts ``prepare`` analysed when it is one of them."""
+        with self._memo_lock:
+            found = self._texts.pop(text, None)
+            if found is not None:
+                self._texts_chars -= len(text)
+        return found if found is not None else self._terms([text])[0]
+
     def offsets(self, text: str) -> dict[str, list[int]]:
         """The terms of a text, each with the offsets of its tokens (their
         positions among the text's tokens, from 0), as the index reads them;
         taken from the texts ``prepare`` analysed when it is one of them."""
         if not text:
             return {}
-        with self._memo_lock:
-            found = self._texts.pop(text, None)
-            if found is not None:
-                self._texts_chars -= len(text)
-        return self.offsets_of(found if found is not None else self._terms([text])[0])
+        return self.offsets_of(self._tokens_of(text))
 
     def columns(self, text: str) -> tuple[int, str | None]:
         """``records.words`` and ``records.terms`` of a text: its number of
         tokens, and each of its terms with its count, as ``term:count``
         between tabs (``term_key`` finds one), or None when there are none.
         A term holds no tab and no colon: the tokenizer reads both as
-        separators."""
-        return self.columns_of(self.offsets(text))
+        separators. The same as ``columns_of(offsets(text))``, counted
+        without the offsets."""
+        if not text:
+            return 0, None
+        counts = Counter(self._tokens_of(text).split("\t"))
+        counts.pop("", None)  # no token at an offset
+        if not counts:
+            return 0, None
+        return sum(counts.values()), "".join(f"\t{t}:{n}" for t, n in sorted(counts.items())) + "\t"
 
     def word(self, word: str) -> tuple[str, ...]:
         """The terms of the tokens of one word of a query, in order: usually
@@ -421,8 +468,10 @@ class Analyzer:
 
 
 def row_of(values: tuple[Any, ...]) -> Row:
-    rid, id_, seq, rev, status, key, ns, pos, doc = values
-    return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack(doc))
+    """The row of the columns ``ROW_COLUMNS``; without ``vecs``, of a
+    document in the single stored form (``records.pack``)."""
+    rid, id_, seq, rev, status, key, ns, pos, doc, *vecs = values
+    return Row(rid, id_, seq, rev, status, key, ns, pos, r.unpack_split(doc, vecs[0] if vecs else None))
 
 
 def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -458,11 +507,29 @@ def _matches(where_r: str) -> str:
             f"WHERE texts MATCH ? AND f.rowid BETWEEN ? AND ?{where_r}")
 
 
+class _Queued:
+    """The connection of a write transaction, which first stores the rows
+    the transaction queued (``WriteTx.store_queued``), so that every
+    statement sees them."""
+
+    def __init__(self, conn: sqlite3.Connection, store_queued: Callable[[], None]) -> None:
+        self._conn = conn
+        self._store_queued = store_queued
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        self._store_queued()
+        return self._conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        self._store_queued()
+        return self._conn.executemany(sql, rows)
+
+
 class _Reads:
     """The reads of :class:`~memorywire.service.storage.Reads` on a connection."""
 
     store: Store
-    conn: sqlite3.Connection
+    conn: sqlite3.Connection | _Queued
 
     def row(self, rid: int) -> Row | None:
         found = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE rid = ?", (rid,)).fetchone()
@@ -589,12 +656,15 @@ class _Reads:
         return None if row is None else int(row[0])
 
     def changes_after(self, tenant: int, position: int, limit: int) -> list[Change]:
-        return [(pos, kind, r.unpack(doc)) for pos, kind, doc in self.conn.execute(
-            "SELECT pos, type, doc FROM changes WHERE tenant = ? AND pos > ? ORDER BY pos LIMIT ?",
+        """A change without a document of its own reads its record's."""
+        return [(pos, kind, r.unpack_split(doc, vecs)) for pos, kind, doc, vecs in self.conn.execute(
+            "SELECT c.pos, c.type, coalesce(c.doc, r.doc), iif(c.doc IS NULL, r.vecs, c.vecs) "
+            "FROM changes c LEFT JOIN records r ON c.doc IS NULL AND r.rid = c.rid "
+            "WHERE c.tenant = ? AND c.pos > ? ORDER BY c.pos LIMIT ?",
             (tenant, position, limit)).fetchall()]
 
 
-def _text_rows(conn: sqlite3.Connection, tenant: int) -> Iterator[list[texts.TextRow]]:
+def _text_rows(conn: sqlite3.Connection | _Queued, tenant: int) -> Iterator[list[texts.TextRow]]:
     """The rows of a tenant's text index, in batches."""
     cur = conn.execute("SELECT rid, seq, status, words, terms FROM records "
                        "WHERE rid BETWEEN ? AND ? AND words > 0 ORDER BY rid", rid_range(tenant))
@@ -608,10 +678,10 @@ def _text_rows_among(conn: sqlite3.Connection, rids: list[int]) -> list[texts.Te
                         f"({','.join('?' * len(rids))})", rids).fetchall()
 
 
-def _vector_rows(conn: sqlite3.Connection, tenant: int, model: str,
+def _vector_rows(conn: sqlite3.Connection | _Queued, tenant: int, model: str,
                  dims: int) -> Iterator[list[vectors.VectorRow]]:
     """The embeddings of a vector index, in batches, in rid order."""
-    cur = conn.execute("SELECT e.rid, r.status, r.seq, e.raw, e.norm "
+    cur = conn.execute("SELECT e.rid, r.status, r.seq, substr(r.vecs, e.off + 1, 4 * e.dims), e.norm "
                        "FROM embeddings e JOIN records r ON r.rid = e.rid "
                        "WHERE e.tenant = ? AND e.model = ? AND e.dims = ? ORDER BY e.rid",
                        (tenant, model, dims))
@@ -680,6 +750,7 @@ class Store(StoreState):
                              f"{', '.join(sorted(_MIGRATIONS))}")
         while version != SCHEMA_VERSION:
             version = self._migrate(version)
+        self._writer.execute("CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid)")
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -716,7 +787,7 @@ class Store(StoreState):
         conn.execute("ALTER TABLE embeddings RENAME TO embeddings_1")
         conn.execute("DROP INDEX embeddings_rid")
         conn.execute("DROP INDEX embeddings_group")
-        conn.execute(_EMBEDDINGS)
+        conn.execute(_EMBEDDINGS_2)
         conn.execute("INSERT INTO embeddings SELECT rid, tenant, model, dims, raw, norm FROM embeddings_1")
         conn.execute("DROP TABLE embeddings_1")
         conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
@@ -733,6 +804,42 @@ class Store(StoreState):
                              (*self.analyzer.columns(text), rid))
                 conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, text))
         return "3"
+
+    def _migrate_from_3(self, conn: sqlite3.Connection) -> str:
+        """Version 3 kept each embedding twice (in the document, as base64,
+        and in ``embeddings``) and each change's document in full: keep the
+        binary32 bytes once, in ``records.vecs``, and a change's document
+        only once its record has moved on."""
+        conn.execute("ALTER TABLE records ADD COLUMN vecs BLOB")
+        conn.execute("ALTER TABLE changes RENAME TO changes_3")
+        conn.execute("DROP INDEX IF EXISTS changes_record")
+        conn.execute(_CHANGES)
+        conn.execute("CREATE INDEX changes_rid ON changes (rid)")
+        for tenant, pos, kind, record_id, at, data in conn.execute(
+                "SELECT tenant, pos, type, record_id, at, doc FROM changes_3").fetchall():
+            found = conn.execute("SELECT rid FROM records WHERE tenant = ? AND id = ?",
+                                 (tenant, record_id)).fetchone()
+            conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (tenant, pos, kind, 0 if found is None else found[0], at,
+                          *r.pack_split(r.unpack(data))))
+        conn.execute("DROP TABLE changes_3")
+        conn.execute("DROP INDEX embeddings_rid")
+        conn.execute("DROP INDEX embeddings_group")
+        conn.execute("DROP TABLE embeddings")
+        conn.execute(_EMBEDDINGS)
+        conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
+        conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
+        for rid, tenant, data in conn.execute("SELECT rid, tenant, doc FROM records").fetchall():
+            doc = r.unpack(data)
+            conn.execute("UPDATE records SET doc = ?, vecs = ? WHERE rid = ?", (*r.pack_split(doc), rid))
+            conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                             [(rid, tenant, model, dims, off, norm)
+                              for model, dims, off, _, norm in embedding_rows(doc)])
+        # A change that holds its record's document as it stands leaves it there.
+        conn.execute("UPDATE changes SET doc = NULL, vecs = NULL WHERE EXISTS (SELECT 1 FROM records r "
+                     "WHERE r.rid = changes.rid AND r.pos = changes.pos AND r.doc = changes.doc "
+                     "AND r.vecs IS changes.vecs)")
+        return "4"
 
     def _own(self, path: str) -> int:
         """Hold the store file for this object's life, or refuse to open it:
@@ -759,6 +866,8 @@ class Store(StoreState):
         conn = sqlite3.connect(":memory:" if self.memory else self.path, isolation_level=None,
                                check_same_thread=False, timeout=30)
         if not self.memory:
+            # Only a new file takes it: SQLite keeps the page size of a file.
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {self.synchronous}")
         conn.execute("PRAGMA busy_timeout = 30000")
@@ -958,6 +1067,7 @@ class Store(StoreState):
 _MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
     "1": Store._migrate_from_1,
     "2": Store._migrate_from_2,
+    "3": Store._migrate_from_3,
 }
 
 
@@ -965,15 +1075,37 @@ class WriteTx(_Reads, WriteState):
     """One write transaction (:class:`~memorywire.service.storage.Transaction`)
     and its state."""
 
+    #: The new records a transaction queues at most before it stores them.
+    QUEUE = 1024
+    _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
+                "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
+                "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
         self.store = store
-        self.conn = conn
+        self.conn = _Queued(conn, self.store_queued)
+        self._writer = conn
+        #: The rows of new records, their texts, embeddings and changes,
+        #: stored together (``store_queued``) before the next statement of
+        #: the transaction and before it commits.
+        self._queued_records: list[tuple[Any, ...]] = []
+        self._queued_texts: list[tuple[int, str]] = []
+        self._queued_embeddings: list[tuple[int, int, str, int, int, float]] = []
+        self._queued_changes: list[tuple[int, int, int, int, float]] = []
         #: Records changed in this transaction, for the vector indexes:
         #: rid -> (tenant, status or None when removed, sequence, embeddings
         #: (model, dimensions, binary32 bytes, norm) or None when they did
         #: not change).
         self.touched: dict[int, tuple[int, str | None, int, list[Any] | None]] = {}
+        #: The rids of the records removed in this transaction, by tenant and id.
+        self.removed: dict[tuple[int, str], int] = {}
+        #: The records ``prefetch`` read, as this transaction left them, by
+        #: tenant and id (None: there is none).
+        self.known: dict[tuple[int, str], Row | None] = {}
+        #: The position written in ``records.pos`` ahead of the change that
+        #: is to follow, by rid.
+        self._next_pos: dict[int, int] = {}
 
     # -- tenants ------------------------------------------------------------------
 
@@ -994,7 +1126,26 @@ class WriteTx(_Reads, WriteState):
         self.tenants[name] = t
         return t
 
+    def store_queued(self) -> None:
+        """Store the rows the transaction queued, each table's at once."""
+        if not self._queued_records and not self._queued_changes:
+            return
+        conn = self._writer
+        if self._queued_records:
+            conn.executemany(self._RECORDS, self._queued_records)
+            self._queued_records.clear()
+        if self._queued_texts:
+            conn.executemany("INSERT INTO texts (rowid, body) VALUES (?, ?)", self._queued_texts)
+            self._queued_texts.clear()
+        if self._queued_embeddings:
+            conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", self._queued_embeddings)
+            self._queued_embeddings.clear()
+        if self._queued_changes:
+            conn.executemany("INSERT INTO changes VALUES (?, ?, ?, ?, ?, NULL, NULL)", self._queued_changes)
+            self._queued_changes.clear()
+
     def flush(self) -> None:
+        self.store_queued()
         for t in self.tenants.values():
             if t.dirty:
                 self.conn.execute(
@@ -1005,12 +1156,19 @@ class WriteTx(_Reads, WriteState):
     # -- records ------------------------------------------------------------------
 
     def find(self, t: TenantState, record_id: str) -> Row | None:
+        key = (t.num, record_id)
+        if key in self.known:
+            return self.known[key]
         row = self.conn.execute(f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND id = ?",
                                 (t.num, record_id)).fetchone()
         return None if row is None else row_of(row)
 
     def prefetch(self, t: TenantState, ids: Sequence[str]) -> None:
-        """Nothing to do: a read of the SQLite file costs little."""
+        """Read the records of a batch at once; ``find`` answers from what
+        was read, which the writes of this transaction keep up to date."""
+        found = {row.id: row for row in self.records_by_ids(t.num, list(dict.fromkeys(ids)))}
+        for record_id in ids:
+            self.known[(t.num, record_id)] = found.get(record_id)
 
     def find_key(self, t: TenantState, namespace: Any, key: str) -> Row | None:
         row = self.conn.execute(
@@ -1022,47 +1180,76 @@ class WriteTx(_Reads, WriteState):
         """Store a new record: it gets the next sequence and revision 1."""
         rid = next_record(t, doc)
         text = r.text_of(doc)
-        self.conn.execute(
-            "INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
-            "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc) "
-            "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc),
-             *self.store.analyzer.columns(text), r.pack(doc)))
+        data, vecs = r.pack_split(doc)
+        if len(self._queued_records) >= self.QUEUE:
+            self.store_queued()
+        self._queued_records.append(
+            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
+             *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
-        return created_row(rid, doc)
+        row = created_row(rid, doc)
+        self.known[(t.num, row.id)] = row
+        return row
+
+    def _pos_ahead(self, t: TenantState, rid: int) -> int:
+        """The position of the change that follows the write of a record
+        (``change`` checks it, and corrects ``records.pos`` when another
+        came between)."""
+        pos = self._next_pos[rid] = t.last_position + 1
+        return pos
 
     def replace(self, t: TenantState, row: Row, doc: dict[str, Any]) -> Row:
         """Store a new version of a record, with its store-maintained fields set."""
+        self._keep_change(row.rid)
         old_text, text = r.text_of(row.doc), r.text_of(doc)
         self.conn.execute(
             "UPDATE records SET rev = ?, kind = ?, status = ?, key = ?, ns = ?, s_user = ?, "
             "s_agent = ?, s_session = ?, s_run = ?, s_task = ?, s_project = ?, r_agent = ?, "
-            "r_caller = ?, doc = ? WHERE rid = ?",
-            (doc["revision"], *store_columns(doc), r.pack(doc), row.rid))
+            "r_caller = ?, doc = ?, vecs = ?, pos = ? WHERE rid = ?",
+            (doc["revision"], *store_columns(doc), *r.pack_split(doc), self._pos_ahead(t, row.rid), row.rid))
         if text != old_text:
             self.conn.execute("UPDATE records SET words = ?, terms = ? WHERE rid = ?",
                               (*self.store.analyzer.columns(text), row.rid))
         self._index(t, row.rid, row.doc, doc, old_text, text)
-        return replaced_row(row, doc)
+        new = replaced_row(row, doc)
+        self.known[(t.num, new.id)] = new
+        if new.id != row.id:
+            self.known.pop((t.num, row.id), None)
+        return new
 
     def touch(self, row: Row, doc: dict[str, Any]) -> None:
-        """Store access fields: no revision, no change event."""
-        self.conn.execute("UPDATE records SET doc = ? WHERE rid = ?", (r.pack(doc), row.rid))
+        """Store access fields: no revision, no change event. The record's
+        latest change keeps the document as it was."""
+        self._keep_change(row.rid)
+        self.conn.execute("UPDATE records SET doc = ?, vecs = ? WHERE rid = ?", (*r.pack_split(doc), row.rid))
+        self.known.pop((row.rid >> SEQUENCE_BITS, row.id), None)
 
     def remove(self, t: TenantState, row: Row) -> None:
         """Remove a record and everything derived from it."""
+        self._keep_change(row.rid)
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
         if r.text_of(row.doc):
             self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
         self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
         self.touched[row.rid] = (t.num, None, row.seq, None)
+        self.removed[(t.num, row.id)] = row.rid
+        self.known[(t.num, row.id)] = None
+
+    def _keep_change(self, rid: int) -> None:
+        """The record of a rid is about to change or go: its latest change,
+        which reads the record's document, gets a copy of its own."""
+        self.conn.execute(
+            "UPDATE changes SET (doc, vecs) = (SELECT doc, vecs FROM records WHERE rid = ?) "
+            "WHERE rid = ? AND doc IS NULL", (rid, rid))
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any], old_text: str, new_text: str) -> None:
         if old_text != new_text:
             if old_text:
                 self.conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
-            if new_text:
+            if new_text and old is None:
+                self._queued_texts.append((rid, new_text))  # with the record, queued
+            elif new_text:
                 self.conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, new_text))
         old_emb = old.get("embeddings") if old is not None else None
         new_emb = new.get("embeddings")
@@ -1070,9 +1257,15 @@ class WriteTx(_Reads, WriteState):
         if old is None or old_emb != new_emb:
             if old_emb:
                 self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
-            indexed = list(indexed_embeddings(new))
-            self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
-                                  [(rid, t.num, *x) for x in indexed])
+            rows = embedding_rows(new)
+            if rows and old is None:
+                self._queued_embeddings.extend((rid, t.num, model, dims, off, norm)
+                                               for model, dims, off, _, norm in rows)
+            elif rows:
+                self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
+                                      [(rid, t.num, model, dims, off, norm)
+                                       for model, dims, off, _, norm in rows])
+            indexed = [(model, dims, raw, norm) for model, dims, _, raw, norm in rows]
         prev = self.touched.get(rid)
         if indexed is None and prev is not None and prev[3] is not None:
             indexed = prev[3]
@@ -1081,23 +1274,37 @@ class WriteTx(_Reads, WriteState):
     # -- the change log -------------------------------------------------------------
 
     def change(self, t: TenantState, kind: int, doc: Mapping[str, Any], rid: int | None) -> int:
-        """Append a change to the tenant's change order; return its position."""
-        next_position(t)
-        self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?)",
-                          (t.num, t.last_position, kind, doc["id"], self.at, r.pack(doc)))
-        if rid is not None:
-            self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (t.last_position, rid))
+        """Append a change to the tenant's change order; return its position.
+        A change of a record that is there (``rid``) reads its document from
+        the record, which holds ``doc`` now; that of a record removed holds
+        ``doc`` itself."""
+        pos = next_position(t)
+        if rid is None:
+            self.conn.execute("INSERT INTO changes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (t.num, pos, kind, self.removed.get((t.num, doc["id"]), 0), self.at,
+                               *r.pack_split(doc)))
+        else:
+            self._queued_changes.append((t.num, pos, kind, rid, self.at))
+            if self._next_pos.pop(rid, None) != pos:
+                self.conn.execute("UPDATE records SET pos = ? WHERE rid = ?", (pos, rid))
+            known = self.known.get((t.num, doc["id"]))
+            if known is not None and known.rid == rid:
+                known.pos = pos
         self.changed_tenants.add(t.num)
-        return t.last_position
+        return pos
 
     def redact_changes(self, t: TenantState, record_id: str, before: int, when: str) -> None:
         """After a hard deletion: the earlier changes of the record keep
         their positions but no longer carry its content."""
-        for pos, doc in self.conn.execute(
-                "SELECT pos, doc FROM changes WHERE tenant = ? AND record_id = ? AND pos < ?",
-                (t.num, record_id, before)).fetchall():
-            self.conn.execute("UPDATE changes SET doc = ? WHERE tenant = ? AND pos = ?",
-                              (redacted_change(doc, when), t.num, pos))
+        rid = self.removed.get((t.num, record_id))
+        if rid is None:
+            return
+        for pos, data, vecs in self.conn.execute(
+                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND pos < ?", (rid, before)).fetchall():
+            old = r.unpack_split(data, vecs)
+            minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
+            self.conn.execute("UPDATE changes SET doc = ?, vecs = ? WHERE tenant = ? AND pos = ?",
+                              (*r.pack_split(minimal), t.num, pos))
 
     # -- erasure ------------------------------------------------------------------------
 
@@ -1114,13 +1321,13 @@ class WriteTx(_Reads, WriteState):
             self.remove(t, row)
         ids = [row.id for row in rows]
         changes = 0
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+        for start in range(0, len(rows), 500):
+            chunk = rows[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            changes += self.conn.execute(f"DELETE FROM changes WHERE tenant = ? AND record_id IN ({marks})",
-                                         (t.num, *chunk)).rowcount
+            changes += self.conn.execute(f"DELETE FROM changes WHERE rid IN ({marks})",
+                                         [row.rid for row in chunk]).rowcount
             self.conn.execute(f"DELETE FROM reviews WHERE tenant = ? AND record_id IN ({marks})",
-                              (t.num, *chunk))
+                              (t.num, *(row.id for row in chunk)))
         names = naming(ids)
         forgotten = [(t.num, op) for op, response in self.conn.execute(
             "SELECT operation_id, response FROM operations WHERE tenant = ?", (t.num,))

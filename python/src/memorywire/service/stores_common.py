@@ -16,6 +16,8 @@ the count of writes that runs it.
 
 from __future__ import annotations
 
+import math
+import operator
 import re
 import threading
 import time
@@ -24,6 +26,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from contextlib import contextmanager
 from typing import Any
 
+from memorywire._codec import Float32Values
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.budget import Budget
@@ -31,7 +34,8 @@ from memorywire.service.errors import error
 from memorywire.service.storage import Row, Selection, Storage, TenantState
 
 __all__ = ["SEQUENCE_BITS", "Housekeeping", "RWLock", "StoreState", "WriteState", "cached_counts", "cached_stats",
-           "conditions", "created_row", "indexed_embeddings", "naming", "next_position", "next_record",
+           "conditions", "created_row", "embedding_rows", "indexed_embeddings", "naming", "next_position",
+           "next_record",
            "redacted_change", "replaced_row", "retention_cutoffs", "rid_of", "rid_range", "warm"]
 
 #: The bits of a rid below the tenant's number: those of the sequence.
@@ -109,11 +113,24 @@ def indexed_embeddings(doc: Mapping[str, Any]) -> list[tuple[str, int, bytes, fl
     """The embeddings of a document a vector index holds: (model,
     dimensions, binary32 bytes, norm), but for zero vectors, which are never
     compared (operations.md section 9.2)."""
+    return [(model, dims, raw, norm) for model, dims, _, raw, norm in embedding_rows(doc)]
+
+
+def embedding_rows(doc: Mapping[str, Any]) -> list[tuple[str, int, int, bytes, float]]:
+    """``indexed_embeddings`` with where the bytes of each are among those
+    of all the document's embeddings (``records.pack_split``): (model,
+    dimensions, byte offset, binary32 bytes, norm). The norm is the one
+    ``vectors.raw_of`` gives, computed from the bytes without a round trip
+    of the values through numpy."""
     out = []
+    off = 0
     for model, dims, values in r.embedding_values(doc):
-        raw, norm = vectors.raw_of(values)
+        raw = r.raw_values(values)
+        widened = values if type(values) is Float32Values else r.float32_values(raw)
+        norm = math.sqrt(sum(map(operator.mul, widened, widened)))
         if norm > 0.0:
-            out.append((model, dims, raw, norm))
+            out.append((model, dims, off, raw, norm))
+        off += len(raw)
     return out
 
 

@@ -179,7 +179,9 @@ class Base:
     def write_record(self, tx: Transaction, t: TenantState, rec: dict[str, Any], stored: Row | None,
                      now: str, staged: bool = False) -> Row | None:
         """Create or replace a record with the store-maintained fields of
-        operations.md section 4.3.1; None when the stored record is equal."""
+        operations.md section 4.3.1; None when the stored record is equal.
+        ``rec`` is canonical (``records.canonical`` or ``canonical_record``)
+        but for its scope."""
         lower_claims(rec)
         tombstone = r.status(rec) == "deleted"
         if tombstone:
@@ -193,7 +195,7 @@ class Base:
             if staged:
                 r.set_member(doc, "lifecycle", "status", "pending_approval")
             self._set_hash(doc, None)
-            doc = r.canonical(doc)
+            doc = r.recanonical(doc)
             row = tx.create(t, doc)
             tx.change(t, CREATED, doc, row.rid)
             return row
@@ -215,7 +217,7 @@ class Base:
         if life:
             doc["lifecycle"] = life
         self._set_hash(doc, old)
-        doc = r.canonical(doc)
+        doc = r.recanonical(doc)
         if r.dumps(doc) == r.dumps(old):
             return None
         # A replacement, not an equal write.
@@ -233,17 +235,17 @@ class Base:
         else:
             doc.pop("lifecycle", None)
         doc["revision"] = stored.rev + 1
-        doc = r.canonical(doc)
+        doc = r.recanonical(doc)
         row = tx.replace(t, stored, doc)
         tx.change(t, UPDATED, doc, row.rid)
         return row
 
     @staticmethod
     def _set_hash(doc: dict[str, Any], old: Mapping[str, Any] | None) -> None:
-        """provenance.content_hash: computed from the payload; a tombstone
-        keeps the hash it was written with, or the stored one."""
+        """provenance.content_hash: computed from the payload (canonical);
+        a tombstone keeps the hash it was written with, or the stored one."""
         if r.payload_member(doc) is not None:
-            r.set_member(doc, "provenance", "content_hash", r.content_hash(r.canonical(doc)))
+            r.set_member(doc, "provenance", "content_hash", r.content_hash(doc))
         elif "content_hash" not in doc.get("provenance", {}) and old is not None:
             h = old.get("provenance", {}).get("content_hash")
             if h:
@@ -337,7 +339,7 @@ class Base:
     def change_record(self, tx: Transaction, t: TenantState, row: Row, doc: dict[str, Any],
                       kind: int) -> Row:
         """Write a changed record: revision plus one, updated_at, content hash."""
-        doc = dict(doc)
+        doc = r.canonical(doc)
         doc["revision"] = row.rev + 1
         doc["updated_at"] = r.now()
         self._set_hash(doc, row.doc)

@@ -56,6 +56,7 @@ class Compact(Base):
             links += [{"type": "summarizes", "target": x.id} for x in compacted[:room]]
             if links:
                 rec["links"] = links
+            rec = r.canonical(rec)
             row = self.write_record(tx, t, rec, None, r.now())
             assert row is not None
             disposition = req.get("disposition", "archive")

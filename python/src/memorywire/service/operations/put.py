@@ -23,15 +23,21 @@ class Put(Base):
                                              for i, it in enumerate(items)))
         atomic = bool(req.get("atomic"))
         staged = bool(req.get("require_approval"))
-        self.store.analyzer.prepare(r.text_of(it["record"]) for it in items)
+        # Each record in its canonical form once, its embedding values with
+        # their binary32 bytes: the digest, the store and the vector index
+        # read those. The canonical request has the same digest.
+        records = [r.canonical_record(it["record"]) for it in items]
+        digest = self.digest("Put", {**req, "items": [{**it, "record": rec}
+                                                      for it, rec in zip(items, records, strict=True)]})
+        self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
-            tx.prefetch(t, [item["record"]["id"] for item in items])
+            tx.prefetch(t, [rec["id"] for rec in records])
             results = []
             for i, item in enumerate(items):
                 try:
-                    results.append(self._put_item(tx, t, req, i, item, staged, now))
+                    results.append(self._put_item(tx, t, req, i, item, dict(records[i]), staged, now))
                 except ServiceError as e:
                     if atomic:
                         raise ServiceError("BATCH_FAILED", f"item {i} failed: {e.message}",
@@ -40,12 +46,11 @@ class Put(Base):
                                     "error": e.to_error_document()})
             return self.envelope(req, results=results)
 
-        return self.mutate("Put", call, req, perform)
+        return self.mutate("Put", call, req, perform, digest)
 
     def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
-                  item: Mapping[str, Any], staged: bool, now: str) -> dict[str, Any]:
+                  item: Mapping[str, Any], rec: dict[str, Any], staged: bool, now: str) -> dict[str, Any]:
         where = f"/items/{i}"
-        rec = r.canonical(item["record"])
         r.complete_scope(rec, req.get("scope"), t.name)
         stored, by_key = self.find_for_write(tx, t, rec, f"{where}/record", req.get("scope"))
         expected = item.get("expected_revision")
