@@ -298,6 +298,7 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
 #: Faults and the scenario that must catch each, for faults that the scenarios
 #: of their rule alone can catch.
 CAUGHT_BY = {
+    "approximate-when-exact": "Required.Service.Search.VectorExactWhenAsked",
     "split-import-batches": "Required.Service.Import.MessageLimits",
     "commit-cancelled-import": "Required.Service.Import.CancelledHasNoEffect",
     "drop-for-slow-reader": "Required.Service.Watch.SlowReader",
