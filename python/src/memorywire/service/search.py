@@ -504,7 +504,6 @@ def _ann_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any], index:
     ANN_MIN_SHARE of the records found are candidates (a selective scope or
     filter)."""
     q = list(vector["values"])
-    q_norm = math.sqrt(sum(map(operator.mul, q, q)))
     size = len(index)
     share = _share(c, index)
     k = max(ANN_MIN_K, math.ceil(2 * (limit + 1) / share))
@@ -523,16 +522,9 @@ def _ann_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any], index:
             if len(admitted) < ANN_MIN_SHARE * len(found):
                 break
         used.used = True
-        ranked = []
-        for rid in admitted:
-            scored = index.exact(rid, q, q_norm)
-            if scored is not None:
-                ranked.append((scored[0], scored[1], rid))
-        ranked.sort(key=lambda x: (-x[0], x[1]))
-        for score, seq, rid in ranked:
-            if position is None or score < position[0] or (score == position[0] and seq > position[1]):
-                position = (score, seq)
-                yield score, seq, rid
+        for score, seq, rid in index.ranking_of(admitted, q).iter(position):
+            position = (score, seq)
+            yield score, seq, rid
         if len(found) < k:
             return  # every record of the group was found
         k *= ANN_GROWTH

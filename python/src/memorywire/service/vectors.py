@@ -55,11 +55,14 @@ _F32 = np.dtype("<f4")
 #: default ``ann_threshold`` of the stores): below it an exact search takes
 #: about a millisecond.
 ANN_THRESHOLD = 10_000
-#: The HNSW graph: neighbours per node, and the breadth of the search when
-#: adding and when querying (at least the number of results asked for).
+#: The HNSW graph: neighbours per node, the breadth of the search when
+#: adding and when querying (at least the number of results asked for), and
+#: the type of its copy of the vectors: 8-bit, since the records it finds
+#: are scored again exactly.
 ANN_CONNECTIVITY = 16
-ANN_EXPANSION_ADD = 128
+ANN_EXPANSION_ADD = 64
 ANN_EXPANSION_SEARCH = 128
+ANN_DTYPE = "i8"
 
 
 def ann_library() -> Any | None:
@@ -276,7 +279,7 @@ class Index:
             return False
         with self._ann_lock:
             if self.ann is None:
-                ann = lib.Index(ndim=self.dims, metric="cos", dtype="f32", multi=True,
+                ann = lib.Index(ndim=self.dims, metric="cos", dtype=ANN_DTYPE, multi=True,
                                 connectivity=ANN_CONNECTIVITY, expansion_add=ANN_EXPANSION_ADD,
                                 expansion_search=ANN_EXPANSION_SEARCH)
                 for block in self.blocks:
@@ -287,6 +290,33 @@ class Index:
                 self.ann = ann
                 self.ann_changed = True
         return True
+
+    def ranking_of(self, rids: list[int], q: list[float]) -> VectorRanking:
+        """The vector ranking of some records of the index: approximate
+        cosines as ``approximate`` computes them (of each record its best
+        embedding), refined exactly where the order needs it."""
+        q_norm = math.sqrt(sum(map(operator.mul, q, q)))
+        unit = (np.asarray(q, dtype=np.float64) / q_norm).astype(np.float32)
+        found: list[int] = []
+        rows: list[Any] = []
+        inv: list[float] = []
+        for rid in rids:
+            for block, pos in self.slots.get(rid, ()):
+                found.append(rid)
+                rows.append(block.matrix[pos])
+                inv.append(float(block.inv[pos]))
+        all_rids = np.asarray(found, dtype=np.int64)
+        if rows:
+            approx = (np.stack(rows) @ unit).astype(np.float64) * np.asarray(inv)
+        else:
+            approx = np.empty(0, dtype=np.float64)
+        if len(set(found)) < len(found):  # one entry per record: its greatest approximate cosine
+            order = np.lexsort((-approx, all_rids))
+            sorted_rids = all_rids[order]
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = sorted_rids[1:] != sorted_rids[:-1]
+            all_rids, approx = sorted_rids[first], approx[order][first]
+        return VectorRanking(all_rids, approx, error_bound(self.dims), lambda rid: self.exact(rid, q, q_norm))
 
     def nearest(self, q: list[float], count: int) -> list[int]:
         """The records of the ``count`` nearest embeddings the approximate
