@@ -299,6 +299,7 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
 #: of their rule alone can catch.
 CAUGHT_BY = {
     "put-outside-scope": "Required.Service.Tenancy.WriteOutsideScope",
+    "approximate-when-exact": "Required.Service.Search.VectorExactWhenAsked",
     "split-import-batches": "Required.Service.Import.MessageLimits",
     "commit-cancelled-import": "Required.Service.Import.CancelledHasNoEffect",
     "drop-for-slow-reader": "Required.Service.Watch.SlowReader",

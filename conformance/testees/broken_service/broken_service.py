@@ -82,6 +82,11 @@ shuffle-history
 unordered-search
     Reverses the hits of every Search page. Breaks operations.md section 9.4
     (score descending, then sequence ascending).
+approximate-when-exact
+    Answers a vector Search that asks to be exact as an approximate index
+    that missed the nearest candidate: drops the first hit and sets
+    approximate. Breaks operations.md section 9.2 (with exact, every vector
+    candidate is ranked exactly).
 drop-next-cursor
     Removes next_cursor from History and Search responses. Breaks
     operations.md section 4.5 (a page whose results continue carries
@@ -236,6 +241,7 @@ FAULTS = {
     "ignore-branch": "drops branch from History requests",
     "shuffle-history": "reverses the records of every History page",
     "unordered-search": "reverses the hits of every Search page",
+    "approximate-when-exact": "answers an exact vector Search as an approximate index that missed a hit",
     "drop-next-cursor": "removes next_cursor from History and Search",
     "reverse-export": "reverses the records of every Export message",
     "lose-watch-event": "drops every 5th event of each Watch stream",
@@ -297,6 +303,19 @@ class _Status(NamedTuple):
 
 def _parse(method: str, data: bytes, suffix: str = "Request") -> Any:
     return message_class(f"{method}{suffix}").FromString(data)
+
+
+def _approximate(request: bytes, response: bytes) -> bytes:
+    """approximate-when-exact: the response to an exact vector Search as an
+    approximate index that missed the nearest candidate would give it."""
+    req = _parse("Search", request)
+    if not (req.exact and req.HasField("vector")):
+        return response
+    msg = _parse("Search", response, "Response")
+    if msg.hits:
+        del msg.hits[0]
+    msg.approximate = True
+    return bytes(msg.SerializeToString())
 
 
 class Proxy:
@@ -562,6 +581,8 @@ class Proxy:
             self._headers(context, call)
             if self.fault == "keep-asserted-trust":
                 response = self._show_asserted(tenant, method, response)
+            if self.fault == "approximate-when-exact" and method == "Search":
+                response = _approximate(data, response)
             return self._response(method, response, original)
 
         return handle

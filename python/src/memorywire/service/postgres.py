@@ -873,11 +873,13 @@ class PostgresStore(StoreState):
                  operation_retention_seconds: float = 2 * 86400,
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
-                 max_connections: int = 16, connect_timeout: float = 10.0) -> None:
+                 max_connections: int = 16, connect_timeout: float = 10.0,
+                 ann_threshold: int | None = vectors.ANN_THRESHOLD) -> None:
         super().__init__(change_retention_seconds=change_retention_seconds,
                          operation_retention_seconds=operation_retention_seconds,
                          vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
-                         index_memory_bytes=index_memory_bytes, failure=psycopg.Error)
+                         index_memory_bytes=index_memory_bytes, failure=psycopg.Error,
+                         ann_threshold=ann_threshold)
         self.dsn = dsn
         self.name = redacted(dsn)
         self.connect_timeout = connect_timeout

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from memorywire.service import cursors, filters
 from memorywire.service import records as r
 from memorywire.service.storage import QueryWord, Reads, Row, Selection, Storage, TextAnalyzer
-from memorywire.service.vectors import STATUS_CODES, VectorRanking, cosine
+from memorywire.service.vectors import STATUS_CODES, Index, VectorRanking, cosine
 
 if TYPE_CHECKING:
     from memorywire.service.context import Call
@@ -78,7 +78,7 @@ class Service(Protocol):
 
     def page(self, method: str, req: Mapping[str, Any], field: str, item_type: str,
              items: Sequence[Mapping[str, Any]], more: bool,
-             cursor_after: Callable[[int], str]) -> tuple[bytes, int]: ...
+             cursor_after: Callable[[int], str], **extra: Any) -> tuple[bytes, int]: ...
 
 
 def text_terms(analyzer: TextAnalyzer, text: str) -> list[QueryWord]:
@@ -446,6 +446,91 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
     return VectorRanking(rids_found, approx, delta, indexed)
 
 
+#: The approximate vector search: the fewest embeddings asked of the index,
+#: how much more it is asked for each time a page is not filled, and the
+#: least share of candidates among the records of the group (or, with a
+#: scope or filter, among the records found) for which it is used.
+ANN_MIN_K = 64
+ANN_GROWTH = 4
+ANN_MIN_SHARE = 0.1
+
+
+class Approximation:
+    """Whether the vector ranking of a search came from the approximate
+    index (SearchResponse.approximate)."""
+
+    used = False
+
+
+def _ann_index(svc: Service, c: _Candidates, req: Mapping[str, Any], vector: Mapping[str, Any]) -> Index | None:
+    """The index of the group of a vector-only search when the approximate
+    index ranks it: not asked to be exact, a group of more than the store's
+    ann_threshold embeddings, usearch installed, no embedding of irregular
+    norm, and, when only statuses select the candidates, candidates that
+    are at least ANN_MIN_SHARE of the group's records."""
+    store = svc.store
+    threshold = store.ann_threshold
+    if req.get("exact") or threshold is None:
+        return None
+    model, dims = vector["model"], len(vector["values"])
+    index = store.vectors.loaded(c.num, model, dims)
+    count = len(index) if index is not None else c.reads.embedding_count(c.num, model, dims)
+    if count <= threshold:
+        return None
+    index = index or c.reads.vector_index(c.num, model, dims)
+    if not len(index) or _share(c, index) < ANN_MIN_SHARE or index.irregular or not index.ann_ready():
+        return None
+    return index
+
+
+def _share(c: _Candidates, index: Index) -> float:
+    """The share of the group's records that are candidates, when statuses
+    alone select them; 1.0 when a scope or filter does (estimated later
+    from the records found)."""
+    if c.statuses is None or not c.everything:
+        return 1.0
+    return sum(int(index.statuses[STATUS_CODES[x]]) for x in c.statuses) / len(index)
+
+
+def _ann_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any], index: Index,
+                 after: tuple[float, int] | None, limit: int, used: Approximation
+                 ) -> Iterator[tuple[float, int, int]]:
+    """The vector hits (score, sequence, rid) after a position, from the
+    approximate index: it is asked for the nearest k embeddings, k =
+    max(ANN_MIN_K, 2 (limit + 1) / share); the candidates among the records
+    found are ranked by their exact scores; while more hits are wanted, k
+    grows ANN_GROWTH times, and the exact ranking takes over (after the
+    last hit given) once k exceeds half the group, or when fewer than
+    ANN_MIN_SHARE of the records found are candidates (a selective scope or
+    filter)."""
+    q = list(vector["values"])
+    size = len(index)
+    share = _share(c, index)
+    k = max(ANN_MIN_K, math.ceil(2 * (limit + 1) / share))
+    codes = frozenset(STATUS_CODES[x] for x in c.statuses) if c.statuses is not None else None
+    position = after
+    while True:
+        if k > size // 2:
+            break
+        found = index.nearest(q, k)
+        if c.everything:
+            assert codes is not None
+            admitted = [rid for rid in found if index.status_of(rid) in codes]
+        else:
+            allowed = c.admit(found)
+            admitted = [rid for rid in found if rid in allowed]
+            if len(admitted) < ANN_MIN_SHARE * len(found):
+                break
+        used.used = True
+        for score, seq, rid in index.ranking_of(admitted, q).iter(position):
+            position = (score, seq)
+            yield score, seq, rid
+        if len(found) < k:
+            return  # every record of the group was found
+        k *= ANN_GROWTH
+    yield from _vector_ranking(svc, c, vector).iter(position)
+
+
 def _normalise(score: float, lo: float, hi: float) -> float:
     return 1.0 if hi == lo else (score - lo) / (hi - lo)
 
@@ -564,6 +649,7 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
         return svc.encode("memorywire.v1.SearchResponse", svc.envelope(req))
     page: list[Hit] = []
     rows: dict[int, Row] = {}
+    approximation = Approximation()
     postings = bool(text) and vector is None and _on_postings(store, num, req, pred)
     # Only the in-memory indexes need writes kept out: they change when
     # writes commit.
@@ -575,7 +661,10 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
         elif vector is None:
             hits = ((ts, seq, rid, ts, None) for ts, seq, rid in _text_page(c, text, after, limit + 1, postings))
         elif not text:
-            hits = ((vs, seq, rid, None, vs) for vs, seq, rid in _vector_ranking(svc, c, vector).iter(after))
+            index = _ann_index(svc, c, req, vector)
+            ranked = (_vector_ranking(svc, c, vector).iter(after) if index is None
+                      else _ann_ranking(svc, c, vector, index, after, limit, approximation))
+            hits = ((vs, seq, rid, None, vs) for vs, seq, rid in ranked)
         else:
             hits = _fused(req, c, text, _vector_ranking(svc, c, vector))
         for hit in hits:
@@ -610,7 +699,8 @@ def run(svc: Service, call: Call, req: Mapping[str, Any], pred: filters.Predicat
             return cursors.encode_page(store.secret, call.tenant, request_digest, page[i][0], page[i][1],
                                        svc.paging)
 
-        return svc.page("Search", req, "hits", "memorywire.v1.SearchHit", docs, more, cursor_after)
+        return svc.page("Search", req, "hits", "memorywire.v1.SearchHit", docs, more, cursor_after,
+                        approximate=approximation.used or None)
 
     page = [hit for hit in page[:limit] if hit[2] in rows]
     if not (req.get("touch") and page):

@@ -296,6 +296,11 @@ class Storage(Protocol):
         """Below this many candidates a vector search compares every one exactly."""
 
     @property
+    def ann_threshold(self) -> int | None:
+        """Above this many embeddings in a group, a vector search may use the
+        approximate index; None: never."""
+
+    @property
     def text_index_threshold(self) -> int:
         """Above this many records with text, hybrid search ranks text on
         the in-memory postings."""

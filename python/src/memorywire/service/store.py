@@ -58,6 +58,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memorywire.service import records as r
@@ -648,7 +649,8 @@ class _Reads:
             (tenant, model, dims))]
 
     def vector_index(self, tenant: int, model: str, dims: int) -> vectors.Index:
-        return self.store.vectors.get(tenant, model, dims, lambda: _vector_rows(self.conn, tenant, model, dims))
+        return self.store.vectors.get(tenant, model, dims, lambda: _vector_rows(self.conn, tenant, model, dims),
+                                      self.store.positions.get(tenant, 0))
 
     def offset(self, tenant: int, consumer: str) -> int | None:
         row = self.conn.execute("SELECT pos FROM offsets WHERE tenant = ? AND consumer = ?",
@@ -711,13 +713,18 @@ class Store(StoreState):
                  change_retention_seconds: float = 7 * 86400,
                  operation_retention_seconds: float = 2 * 86400,
                  vector_exact_threshold: int = 1024, text_index_threshold: int = 2000,
-                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY) -> None:
+                 index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY,
+                 ann_threshold: int | None = vectors.ANN_THRESHOLD) -> None:
         super().__init__(change_retention_seconds=change_retention_seconds,
                          operation_retention_seconds=operation_retention_seconds,
                          vector_exact_threshold=vector_exact_threshold, text_index_threshold=text_index_threshold,
-                         index_memory_bytes=index_memory_bytes, failure=sqlite3.Error)
+                         index_memory_bytes=index_memory_bytes, failure=sqlite3.Error,
+                         ann_threshold=ann_threshold)
         self.path = path
         self.memory = path == ":memory:" or path == ""
+        if not self.memory:
+            # The approximate vector indexes are saved beside the file.
+            self.vectors.folder = Path(path).with_name(Path(path).name + ".ann")
         self.synchronous = synchronous
         self.analyzer = Analyzer()
         self._local = threading.local()
@@ -887,6 +894,7 @@ class Store(StoreState):
         """Close every connection. Waits for the running write to finish."""
         self._closing()
         with self.lock.exclusive(), self._connections_lock:
+            self.vectors.save()
             for conn in self._connections:
                 try:
                     conn.close()
@@ -929,8 +937,9 @@ class Store(StoreState):
             self.positions[t.num] = t.last_position
             self.pruned[t.num] = t.pruned_through
             self._tenant_nums[t.name] = t.num
+        # Every write moves the positions the vector indexes reflect.
+        self.vectors.apply(tx.touched, {t.num: t.last_position for t in tx.tenants.values()})
         if tx.touched:
-            self.vectors.apply(tx.touched)
             self.texts.apply(lambda rids: _text_rows_among(self._writer, rids),
                              ((t[0], rid) for rid, t in tx.touched.items()))
             self.indexes.trim()

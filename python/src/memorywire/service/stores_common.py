@@ -218,7 +218,8 @@ def cached_counts(cache: dict[tuple[Any, ...], int], prefix: tuple[Hashable, ...
 def warm(store: Storage, groups: Iterable[Sequence[Any]], tenants: Iterable[Sequence[Any]],
          stop: Callable[[], bool]) -> tuple[int, int]:
     """Load the vector indexes of ``groups`` (tenant, model, dimensions),
-    then the text indexes of ``tenants``, in their order, while they fit in
+    with their approximate indexes above the store's ann_threshold, then
+    the text indexes of ``tenants``, in their order, while they fit in
     the budget and until ``stop`` says so; return how many of each."""
     loaded = [0, 0]
     limit = store.indexes.limit
@@ -230,7 +231,9 @@ def warm(store: Storage, groups: Iterable[Sequence[Any]], tenants: Iterable[Sequ
         if not room():
             break
         with store.reader(locked=True) as reads:
-            reads.vector_index(tenant, model, dims)
+            index = reads.vector_index(tenant, model, dims)
+            if store.ann_threshold is not None and len(index) > store.ann_threshold:
+                index.ann_ready()  # the approximate index too, where search will use it
         loaded[0] += 1
     for (tenant, *_) in tenants:
         if not room():
@@ -335,12 +338,15 @@ class StoreState(ABC):
 
     def __init__(self, *, change_retention_seconds: float, operation_retention_seconds: float,
                  vector_exact_threshold: int, text_index_threshold: int, index_memory_bytes: int | None,
-                 failure: type[Exception]) -> None:
+                 failure: type[Exception], ann_threshold: int | None = vectors.ANN_THRESHOLD) -> None:
         self.change_retention_seconds = change_retention_seconds
         self.operation_retention_seconds = operation_retention_seconds
         #: Below this many candidates a vector search compares every one
         #: exactly instead of going through the in-memory index.
         self.vector_exact_threshold = vector_exact_threshold
+        #: Above this many embeddings in a group, a vector search may use
+        #: the approximate index (search.py says when); None: never.
+        self.ann_threshold = ann_threshold
         #: Above this many records with text in a collection, text rankings
         #: are computed on in-memory postings.
         self.text_index_threshold = text_index_threshold

@@ -9,15 +9,29 @@ an approximate cosine together with a proven bound on its error (see
 ``error_bound``). The exact cosine (binary64 arithmetic on the binary32
 values, operations.md section 9.2) is then computed only for the records
 whose bound lets them reach the results, so that the ranking is exact.
+
+A group of more than ``ann_threshold`` embeddings (a setting of the store)
+also gets an approximate index: an HNSW graph of the usearch library (the
+``ann`` extra), keyed by record, built on the first search that uses it and
+kept in step with every write after. A vector search asks it for the
+nearest embeddings and computes the exact scores of those only
+(operations.md section 9.2: the ranking can miss candidates, every score is
+exact); search.py says when a search uses it. Without usearch every search
+is exact. On SQLite the graph is saved beside the store file and loaded
+again when nothing changed the tenant since; see ``Indexes``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
+import json
 import math
 import operator
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +39,8 @@ import numpy.typing as npt
 
 from memorywire.service.budget import Budget
 
-__all__ = ["Indexes", "STATUS_CODES", "VectorRanking", "VectorRow", "cosine", "error_bound", "raw_of"]
+__all__ = ["ANN_THRESHOLD", "Indexes", "STATUS_CODES", "VectorRanking", "VectorRow", "ann_library", "cosine",
+           "error_bound", "raw_of"]
 
 #: Rows of one block: the unit of a matrix-vector product and of growth.
 BLOCK = 8192
@@ -35,6 +50,29 @@ STATUS_CODES = {"active": 1, "pending_approval": 2, "archived": 3, "deleted": 4,
 #: relative precision to underflow.
 _REGULAR = (2.0**-60, 2.0**60)
 _F32 = np.dtype("<f4")
+
+#: Groups of more embeddings than this get an approximate index (the
+#: default ``ann_threshold`` of the stores): below it an exact search takes
+#: about a millisecond.
+ANN_THRESHOLD = 10_000
+#: The HNSW graph: neighbours per node, the breadth of the search when
+#: adding and when querying (at least the number of results asked for), and
+#: the type of its copy of the vectors: 8-bit, since the records it finds
+#: are scored again exactly.
+ANN_CONNECTIVITY = 16
+ANN_EXPANSION_ADD = 64
+ANN_EXPANSION_SEARCH = 128
+ANN_DTYPE = "i8"
+
+
+def ann_library() -> Any | None:
+    """The module usearch.index, or None when usearch is not installed."""
+    try:
+        import usearch.index
+    except ImportError:
+        return None
+    return usearch.index
+
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -140,6 +178,15 @@ class Index:
         self.dead = 0
         #: The position of the tenant's change log that the index reflects.
         self.position = 0
+        #: How many records have each status code.
+        self.statuses = np.zeros(256, dtype=np.int64)
+        #: The approximate index (a usearch Index keyed by rid) once built,
+        #: and whether it changed since it was saved or loaded.
+        self.ann: Any | None = None
+        self.ann_changed = False
+        self._ann_lock = threading.Lock()
+        #: Where the approximate index is saved, or None.
+        self.file: Path | None = None
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -148,7 +195,8 @@ class Index:
         """The memory it takes, about."""
         arrays = sum(b.matrix.nbytes + b.rids.nbytes + b.status.nbytes + b.seqs.nbytes + b.norms.nbytes
                      + b.inv.nbytes for b in self.blocks)
-        return arrays + 150 * len(self.slots)
+        ann = int(self.ann.memory_usage) if self.ann is not None else 0
+        return arrays + 150 * len(self.slots) + ann
 
     def add(self, rids: list[int], status: list[int], seqs: list[int], raw: bytes,
             norms: list[float]) -> None:
@@ -163,27 +211,119 @@ class Index:
             row = 4 * self.dims
             positions = block.extend(rids[done:done + k], status[done:done + k], seqs[done:done + k],
                                      raw[done * row:(done + k) * row], norms[done:done + k])
-            for rid, pos, norm in zip(rids[done:done + k], positions, norms[done:done + k], strict=True):
+            for rid, pos, norm, code in zip(rids[done:done + k], positions, norms[done:done + k],
+                                            status[done:done + k], strict=True):
                 found = self.slots.setdefault(rid, [])
                 if found:
                     self.multi.add(rid)
+                else:
+                    self.statuses[code] += 1
                 found.append((block, pos))
                 if not _REGULAR[0] <= norm <= _REGULAR[1]:
                     self.irregular += 1
+            if self.ann is not None:
+                live = positions.start + np.flatnonzero(block.inv[positions.start:positions.stop] > 0.0)
+                if len(live):
+                    self.ann.add(block.rids[live].astype(np.uint64), block.matrix[live], threads=1)
+                    self.ann_changed = True
             done += k
 
     def remove(self, rid: int) -> None:
-        for block, pos in self.slots.pop(rid, ()):
+        found = self.slots.pop(rid, ())
+        for block, pos in found:
             block.rids[pos] = -1
             if block.inv[pos] == 0.0:
                 self.irregular -= 1
             self.dead += 1
+        if found:
+            self.statuses[found[0][0].status[found[0][1]]] -= 1
+            if self.ann is not None:
+                self.ann.remove(rid)
+                self.ann_changed = True
         self.multi.discard(rid)
 
     def set_status(self, rid: int, status: str) -> None:
         code = STATUS_CODES.get(status, 1)
-        for block, pos in self.slots.get(rid, ()):
+        found = self.slots.get(rid, ())
+        if found:
+            self.statuses[found[0][0].status[found[0][1]]] -= 1
+            self.statuses[code] += 1
+        for block, pos in found:
             block.status[pos] = code
+
+    def status_of(self, rid: int) -> int:
+        """The status code of a record of the index."""
+        block, pos = self.slots[rid][0]
+        return int(block.status[pos])
+
+    def fingerprint(self) -> tuple[int, int]:
+        """The number of embeddings the approximate index holds (those of
+        regular norm) and the sum of their rids modulo 2**64: what a saved
+        index is checked against before it is loaded."""
+        count = total = 0
+        for block in self.blocks:
+            n = block.n
+            live = (block.rids[:n] >= 0) & (block.inv[:n] > 0.0)
+            count += int(np.count_nonzero(live))
+            total = (total + int(block.rids[:n][live].astype(np.uint64).sum(dtype=np.uint64))) % 2**64
+        return count, total
+
+    def ann_ready(self) -> bool:
+        """Build the approximate index if it is not built; False when usearch
+        is missing or the group has embeddings of irregular norm, which are
+        ranked exactly only. Call with writes kept out."""
+        if self.ann is not None:
+            return True
+        lib = ann_library()
+        if lib is None or self.irregular:
+            return False
+        with self._ann_lock:
+            if self.ann is None:
+                ann = lib.Index(ndim=self.dims, metric="cos", dtype=ANN_DTYPE, multi=True,
+                                connectivity=ANN_CONNECTIVITY, expansion_add=ANN_EXPANSION_ADD,
+                                expansion_search=ANN_EXPANSION_SEARCH)
+                for block in self.blocks:
+                    n = block.n
+                    live = np.flatnonzero((block.rids[:n] >= 0) & (block.inv[:n] > 0.0))
+                    if len(live):
+                        ann.add(block.rids[live].astype(np.uint64), block.matrix[live])
+                self.ann = ann
+                self.ann_changed = True
+        return True
+
+    def ranking_of(self, rids: list[int], q: list[float]) -> VectorRanking:
+        """The vector ranking of some records of the index: approximate
+        cosines as ``approximate`` computes them (of each record its best
+        embedding), refined exactly where the order needs it."""
+        q_norm = math.sqrt(sum(map(operator.mul, q, q)))
+        unit = (np.asarray(q, dtype=np.float64) / q_norm).astype(np.float32)
+        found: list[int] = []
+        rows: list[Any] = []
+        inv: list[float] = []
+        for rid in rids:
+            for block, pos in self.slots.get(rid, ()):
+                found.append(rid)
+                rows.append(block.matrix[pos])
+                inv.append(float(block.inv[pos]))
+        all_rids = np.asarray(found, dtype=np.int64)
+        if rows:
+            approx = (np.stack(rows) @ unit).astype(np.float64) * np.asarray(inv)
+        else:
+            approx = np.empty(0, dtype=np.float64)
+        if len(set(found)) < len(found):  # one entry per record: its greatest approximate cosine
+            order = np.lexsort((-approx, all_rids))
+            sorted_rids = all_rids[order]
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = sorted_rids[1:] != sorted_rids[:-1]
+            all_rids, approx = sorted_rids[first], approx[order][first]
+        return VectorRanking(all_rids, approx, error_bound(self.dims), lambda rid: self.exact(rid, q, q_norm))
+
+    def nearest(self, q: list[float], count: int) -> list[int]:
+        """The records of the ``count`` nearest embeddings the approximate
+        index finds, nearest first, each once."""
+        assert self.ann is not None
+        found = self.ann.search(np.asarray(q, dtype=np.float32), count, threads=1)
+        return list(dict.fromkeys(found.keys.astype(np.int64).tolist()))
 
     def exact(self, rid: int, q: list[float], q_norm: float) -> tuple[float, int] | None:
         """(exact cosine, sequence) of a record: its best embedding, as
@@ -248,6 +388,60 @@ class Indexes:
         self._budget = budget
         self._by_key: dict[tuple[int, str, int], Index] = {}
         self._build = threading.Lock()
+        #: The folder where approximate indexes are saved (beside a SQLite
+        #: store file), or None: a PostgreSQL store, shared by several
+        #: processes that each keep their own, builds them from its rows.
+        self.folder: Path | None = None
+
+    def _file(self, key: tuple[int, str, int]) -> Path | None:
+        if self.folder is None:
+            return None
+        digest = hashlib.sha256(key[1].encode()).hexdigest()[:16]
+        return self.folder / f"{key[0]}-{key[2]}-{digest}.usearch"
+
+    @staticmethod
+    def _load_saved(index: Index) -> None:
+        """Load the saved approximate index of a group when it holds exactly
+        the embeddings the group has now: saved at the position of the
+        tenant's log the index reflects, with the same count and rids."""
+        lib = ann_library()
+        if index.file is None or lib is None or index.irregular:
+            return
+        try:
+            meta = json.loads(index.file.with_suffix(".json").read_text())
+            count, total = index.fingerprint()
+            if meta != {"position": index.position, "count": count, "rids": total, "dims": index.dims}:
+                return
+            ann = lib.Index.restore(str(index.file))
+        except (OSError, ValueError, RuntimeError):
+            return
+        if ann is not None and len(ann) == count:
+            index.ann = ann
+            index.ann_changed = False
+
+    def save(self) -> None:
+        """Save the approximate indexes (at close, with writes kept out):
+        those that changed since they were saved or loaded, and the
+        position of the tenant's log every one reflects; an index that
+        cannot be saved is built again on next use."""
+        for index in list(self._by_key.values()):
+            if index.ann is None or index.file is None:
+                continue
+            count, total = index.fingerprint()
+            meta = index.file.with_suffix(".json")
+            try:
+                index.file.parent.mkdir(exist_ok=True)
+                if index.ann_changed:
+                    meta.unlink(missing_ok=True)  # no stale description of a new file
+                    tmp = index.file.with_suffix(".tmp")
+                    index.ann.save(str(tmp))
+                    os.replace(tmp, index.file)
+                # An unchanged index is still valid at the index's (later) position.
+                meta.write_text(json.dumps({"position": index.position, "count": count, "rids": total,
+                                            "dims": index.dims}))
+                index.ann_changed = False
+            except (OSError, RuntimeError):
+                continue
 
     def loaded(self, tenant: int, model: str, dims: int) -> Index | None:
         """The index of a group if it is in memory."""
@@ -282,6 +476,8 @@ class Indexes:
                     index.add([x[0] for x in rows], [STATUS_CODES.get(x[1], 1) for x in rows],
                               [x[2] for x in rows], b"".join(x[3] for x in rows), [x[4] for x in rows])
                 index.position = position
+                index.file = self._file(key)
+                self._load_saved(index)
                 self._by_key[key] = index
                 self._budget.loaded(("vectors", *key), index.nbytes,
                                     lambda: self._by_key.pop(key, None))

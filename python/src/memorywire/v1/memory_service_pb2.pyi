@@ -269,7 +269,7 @@ class HistoryResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class SearchRequest(_message.Message):
-    __slots__ = ("specversion", "operation_id", "scope", "filter", "text", "vector", "fusion", "limit", "cursor", "min_score", "touch", "include_archived")
+    __slots__ = ("specversion", "operation_id", "scope", "filter", "text", "vector", "fusion", "limit", "cursor", "min_score", "touch", "include_archived", "exact")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
@@ -282,6 +282,7 @@ class SearchRequest(_message.Message):
     MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
     TOUCH_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     scope: _record_pb2.Scope
@@ -294,7 +295,8 @@ class SearchRequest(_message.Message):
     min_score: float
     touch: bool
     include_archived: bool
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ..., text: _Optional[str] = ..., vector: _Optional[_Union[VectorQuery, _Mapping]] = ..., fusion: _Optional[_Union[Fusion, _Mapping]] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., min_score: _Optional[float] = ..., touch: _Optional[bool] = ..., include_archived: _Optional[bool] = ...) -> None: ...
+    exact: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., scope: _Optional[_Union[_record_pb2.Scope, _Mapping]] = ..., filter: _Optional[_Union[_filter_pb2.Filter, _Mapping]] = ..., text: _Optional[str] = ..., vector: _Optional[_Union[VectorQuery, _Mapping]] = ..., fusion: _Optional[_Union[Fusion, _Mapping]] = ..., limit: _Optional[int] = ..., cursor: _Optional[str] = ..., min_score: _Optional[float] = ..., touch: _Optional[bool] = ..., include_archived: _Optional[bool] = ..., exact: _Optional[bool] = ...) -> None: ...
 
 class VectorQuery(_message.Message):
     __slots__ = ("model", "values")
@@ -315,16 +317,18 @@ class Fusion(_message.Message):
     def __init__(self, method: _Optional[_Union[FusionMethod, str]] = ..., rrf_k: _Optional[int] = ..., text_weight: _Optional[float] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
-    __slots__ = ("specversion", "operation_id", "hits", "next_cursor")
+    __slots__ = ("specversion", "operation_id", "hits", "next_cursor", "approximate")
     SPECVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATION_ID_FIELD_NUMBER: _ClassVar[int]
     HITS_FIELD_NUMBER: _ClassVar[int]
     NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    APPROXIMATE_FIELD_NUMBER: _ClassVar[int]
     specversion: str
     operation_id: str
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     next_cursor: str
-    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+    approximate: bool
+    def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., next_cursor: _Optional[str] = ..., approximate: _Optional[bool] = ...) -> None: ...
 
 class SearchHit(_message.Message):
     __slots__ = ("record", "score", "text_score", "vector_score")

@@ -265,17 +265,17 @@ class Base:
 
     def page(self, method: str, req: Mapping[str, Any], field: str, item_type: str,
              items: Sequence[Mapping[str, Any]], more: bool,
-             cursor_after: Callable[[int], str]) -> tuple[bytes, int]:
+             cursor_after: Callable[[int], str], **extra: Any) -> tuple[bytes, int]:
         """The response of a page of History or Search: ``items`` in
-        ``field``, and ``next_cursor`` (``cursor_after(i)``: the cursor after
-        the item i) when more results follow. A page whose document would
+        ``field``, ``next_cursor`` (``cursor_after(i)``: the cursor after
+        the item i) when more results follow, and the ``extra`` fields. A page whose document would
         exceed max_document_bytes is shortened to the items that fit, and
         continues at the next cursor (operations.md section 4.5, grpc-binding.md
         section 2.3). Returns the bytes and the number of items sent."""
         def encode(count: int, more: bool) -> bytes:
             return self.encode(response_type(method), self.envelope(
                 req, **{field: list(items[:count]) or None},
-                next_cursor=cursor_after(count - 1) if more and count else None))
+                next_cursor=cursor_after(count - 1) if more and count else None, **extra))
 
         limit = self.limits.max_document_bytes
         data = encode(len(items), more)

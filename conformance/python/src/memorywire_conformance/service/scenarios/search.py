@@ -340,6 +340,21 @@ def vector_exact(ctx: Ctx) -> None:
            "the hits, nearest first")
 
 
+@scenario("Required.Service.Search.VectorExactWhenAsked", "operations.md#9.2", "operations.md#9",
+          needs=("search.vector",))
+def vector_exact_when_asked(ctx: Ctx) -> None:
+    """With exact, the vector ranking is exact whatever index the service
+    has: every vector candidate is found, nearest first, and the response
+    does not say that the ranking is approximate."""
+    _vector_records(ctx)
+    response = ctx.call("Search", {"vector": {"model": "test-embed", "values": QUERY}, "limit": 100,
+                                   "exact": True})
+    ctx.eq(ids_of(h.get("record", {}) for h in response.get("hits", [])), ["v1", "v2", "v3", "v4"],
+           "the hits of an exact search, nearest first")
+    ctx.check(response.get("approximate") is not True, "an exact search answers approximate: true",
+              got=response.get("approximate"))
+
+
 @scenario("Required.Service.Search.MinScoreAndLimit", "operations.md#9.4", "operations.md#9",
           needs=("search.vector",))
 def min_score(ctx: Ctx) -> None:
