@@ -557,3 +557,34 @@ def test_requests_of_a_newer_minor_version(server: MemoryServer, tenant: str) ->
     r = post(server, "Put", {"specversion": "1.99", "operation_id": "op-n3",
                              "items": [{"record": {**fact("n2", "x"), "later": True}}]}, tenant)
     assert (r.status, r.json()["reason"]) == (400, "UNREPRESENTABLE")
+
+
+def test_responses_are_sent_without_waiting_for_acknowledgements(server: MemoryServer, tenant: str) -> None:
+    """A response is written as its headers, then its body: the server's
+    sockets disable Nagle's algorithm (TCP_NODELAY), else the body of each
+    response on a kept-alive connection waits for the client's delayed
+    acknowledgement. Checked on the server's side of a live connection."""
+    from memorywire.service import http as binding
+
+    seen: list[int] = []
+    original = binding._Handler.setup
+
+    def setup(handler: Any) -> None:
+        original(handler)
+        seen.append(handler.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    binding._Handler.setup = setup  # type: ignore[method-assign]
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=30)
+        try:
+            for i in range(2):  # two requests on one kept-alive connection
+                c.request("POST", PREFIX + "Get", json.dumps(doc(f"op-nodelay-{i}", ids=["x"])).encode(),
+                          {"content-type": "application/json", "memorywire-tenant": tenant})
+                r = c.getresponse()
+                r.read()
+                assert r.status == 200
+        finally:
+            c.close()
+    finally:
+        binding._Handler.setup = original  # type: ignore[method-assign]
+    assert len(seen) == 1 and seen[0] != 0, seen
