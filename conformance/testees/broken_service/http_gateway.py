@@ -274,7 +274,7 @@ class Gateway:
                      if (k.startswith("memorywire-") and k != "memorywire-operation-id")
                      or k == "authorization")
         self.headers.md = kept
-        timeout = dict((k, str(v)) for k, v in md).get("connect-timeout-ms", "")
+        timeout = {k: str(v) for k, v in md}.get("connect-timeout-ms", "")
         self.headers.timeout = (int(timeout) / 1000 if timeout.isdigit() and len(timeout) <= 10
                                 and int(timeout) > 0 else DEFAULT_TIMEOUT)
         if method == "GetCapabilities":

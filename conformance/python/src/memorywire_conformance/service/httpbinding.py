@@ -3,6 +3,9 @@
 :class:`HttpClient` offers the calls of :class:`~.client.Client` over HTTP,
 so that every scenario runs over either binding unchanged:
 
+- each thread keeps its connection open between unary calls that succeed
+  (the service closes it after an error); streams have connections of
+  their own;
 - a unary call given a dict is one ``POST`` of the request's JSON form
   (``application/json``), answered in JSON; a call given a message or its
   bytes (``Client.raw``) is sent and answered as ``application/proto``, so
@@ -112,6 +115,10 @@ class HttpChannel:
                                 "machine; use https://")
         self._context: ssl.SSLContext | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
+        #: The connection each thread keeps open between its unary calls.
+        self._idle = threading.local()
+        self._kept: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
         if self.https:
             self._context = self._tls_context()
 
@@ -138,10 +145,28 @@ class HttpChannel:
     def path(self, method: str) -> str:
         return self.prefix + method_path(method)
 
+    def reused(self, timeout: float) -> http.client.HTTPConnection | None:
+        """The connection this thread's last unary call left open, if any."""
+        conn: http.client.HTTPConnection | None = getattr(self._idle, "conn", None)
+        self._idle.conn = None
+        if conn is not None and conn.sock is not None:
+            conn.sock.settimeout(timeout)
+            return conn
+        return None
+
+    def keep(self, conn: http.client.HTTPConnection) -> None:
+        """Keep a connection whose response said nothing of closing it for
+        the thread's next unary call."""
+        old = getattr(self._idle, "conn", None)
+        if old is not None:
+            old.close()
+        self._idle.conn = conn
+        with self._lock:
+            self._kept = [c for c in self._kept if c.sock is not None]
+            self._kept.append(conn)
+
     def connect(self, timeout: float) -> http.client.HTTPConnection:
-        """A new connection (one per call: the service may close a
-        connection after an error, and calls of several threads never
-        share one)."""
+        """A new connection (calls of several threads never share one)."""
         conn: http.client.HTTPConnection
         if self._context is not None:
             conn = http.client.HTTPSConnection(self.host, self.port, timeout=timeout,
@@ -157,6 +182,10 @@ class HttpChannel:
         return conn
 
     def close(self) -> None:
+        with self._lock:
+            for conn in self._kept:
+                conn.close()
+            self._kept = []
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
@@ -289,9 +318,28 @@ class HttpClient(Client):
               tenant: Any, metadata: Sequence[tuple[str, str]] | None, timeout: float,
               deadline: bool = True, opened: list[http.client.HTTPConnection] | None = None
               ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        if isinstance(body, bytes) and opened is None:
+            conn = self.channel.reused(timeout)
+            if conn is not None:
+                try:
+                    return self._request(conn, method, body, content_type, accept, tenant,
+                                         metadata, timeout, deadline)
+                except (ConnectionError, http.client.RemoteDisconnected,
+                        http.client.CannotSendRequest, http.client.BadStatusLine):
+                    # The service closed the kept connection before it read the
+                    # request (idle, or after an error): sent again on a new one.
+                    conn.close()
         conn = self.channel.connect(timeout)
         if opened is not None:
             opened.append(conn)
+        return self._request(conn, method, body, content_type, accept, tenant, metadata,
+                             timeout, deadline, fresh=True)
+
+    def _request(self, conn: http.client.HTTPConnection, method: str,
+                 body: bytes | Iterable[bytes], content_type: str, accept: str, tenant: Any,
+                 metadata: Sequence[tuple[str, str]] | None, timeout: float, deadline: bool,
+                 fresh: bool = False
+                 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         try:
             conn.putrequest("POST", self.channel.path(method), skip_accept_encoding=True)
             conn.putheader("Content-Type", content_type)
@@ -317,6 +365,10 @@ class HttpClient(Client):
                                  f"no response within {timeout:g} s") from None
         except (OSError, http.client.HTTPException) as e:
             conn.close()
+            if not fresh and isinstance(e, (ConnectionError, http.client.RemoteDisconnected,
+                                            http.client.CannotSendRequest,
+                                            http.client.BadStatusLine)):
+                raise
             raise _local_failure(method, grpc.StatusCode.UNAVAILABLE,
                                  f"{type(e).__name__}: {e}") from None
         except BaseException:
@@ -334,12 +386,17 @@ class HttpClient(Client):
         try:
             data = response.read()
         except TimeoutError:
+            conn.close()
             raise _local_failure(method, grpc.StatusCode.DEADLINE_EXCEEDED,
                                  f"no response within {timeout:g} s") from None
         except (OSError, http.client.HTTPException) as e:
+            conn.close()
             raise _local_failure(method, grpc.StatusCode.UNAVAILABLE,
                                  f"{type(e).__name__}: {e}") from None
-        finally:
+        if response.status == 200 and not response.will_close:
+            self.channel.keep(conn)
+        else:
+            # The service closes the connection after an error (http-binding.md 5).
             conn.close()
         if response.status != 200:
             raise http_failure(method, response.status, response.headers, data,
