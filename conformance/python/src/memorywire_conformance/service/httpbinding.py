@@ -174,8 +174,15 @@ class HttpChannel:
         else:
             conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         if self.small_window:
-            sock = socket.create_connection((self.host, self.port), timeout)
+            # The buffer is set before the connection is made: the window the
+            # handshake announces is then small, and never shrinks under the
+            # sender (which would drop segments and stall it for seconds).
+            family, kind, proto, _, address = socket.getaddrinfo(
+                self.host, self.port, type=socket.SOCK_STREAM)[0]
+            sock = socket.socket(family, kind, proto)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_RECEIVE_BUFFER)
+            sock.settimeout(timeout)
+            sock.connect(address)
             if self._context is not None:
                 sock = self._context.wrap_socket(sock, server_hostname=self.host)
             conn.sock = sock
