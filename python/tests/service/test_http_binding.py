@@ -588,3 +588,21 @@ def test_responses_are_sent_without_waiting_for_acknowledgements(server: MemoryS
     finally:
         binding._Handler.setup = original  # type: ignore[method-assign]
     assert len(seen) == 1 and seen[0] != 0, seen
+
+
+def test_the_specversion_header_of_the_openapi_document_is_what_the_service_accepts(
+        server: MemoryServer, tenant: str) -> None:
+    """schemas/v1/openapi.json lets a client send memorywire-specversion only
+    as the service takes it: a 1.x version passes, another major version is
+    refused with UNSUPPORTED_VERSION, and the document's pattern says so."""
+    import re
+
+    document = json.loads((Path(__file__).resolve().parents[3] / "schemas" / "v1" / "openapi.json")
+                          .read_text("utf-8"))
+    pattern = re.compile(document["components"]["parameters"]["SpecVersion"]["schema"]["pattern"])
+    for i, version in enumerate(("1.0", "1.99", "2.0", "10.1")):
+        r = post(server, "Get", doc(f"op-sv-{i}", ids=["x"]), tenant, memorywire_specversion=version)
+        accepted = r.status == 200
+        if not accepted:
+            assert (r.status, r.json()["reason"]) == (400, "UNSUPPORTED_VERSION"), r.body
+        assert bool(pattern.search(version)) == accepted, (version, r.status)
