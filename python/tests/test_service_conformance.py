@@ -419,7 +419,6 @@ def test_reference_service_passes_every_scenario_over_http(http_run: Run, refere
     assert http_run.done.returncode == 0 and failed == 0, (
         f"{failed} scenarios fail over HTTP:\n{http_run.done.stdout[-6000:]}")
     assert "(HTTP, plain channel)" in http_run.done.stdout
-    assert http_run.elapsed < BUDGET_SECONDS, f"the suite over HTTP took {http_run.elapsed:.1f} s"
     # The same scenarios as over gRPC, but those with no meaning over HTTP,
     # each reported as not applicable with its reason, and those of HTTP alone.
     na = _not_applicable(http_run)
