@@ -418,7 +418,7 @@ def test_reference_service_passes_every_scenario_over_http(http_run: Run, refere
     passed, failed, _ = http_run.counts()
     assert http_run.done.returncode == 0 and failed == 0, (
         f"{failed} scenarios fail over HTTP:\n{http_run.done.stdout[-6000:]}")
-    assert "(HTTP, plain channel)" in http_run.done.stdout
+    assert "over HTTP (plain channel)" in http_run.done.stdout
     # The same scenarios as over gRPC, but those with no meaning over HTTP,
     # each reported as not applicable with its reason, and those of HTTP alone.
     na = _not_applicable(http_run)
@@ -461,7 +461,7 @@ def test_reference_service_over_https_with_mutual_tls_and_tokens(tmp_path: Path)
                       str(tmp_path / "token"), "--timeout", "2")
     passed, failed, _ = run.counts()
     assert run.done.returncode == 0 and failed == 0, run.done.stdout[-6000:]
-    assert "(HTTP, mutual TLS; bearer token)" in run.done.stdout
+    assert "over HTTP (mutual TLS; bearer token)" in run.done.stdout
     credentials = {i for i in run.ids("passed") if i.startswith("Required.Service.Credentials.")}
     assert len(credentials) == 4, credentials
     assert no_cert.done.returncode == 2 and "cannot be used" in no_cert.done.stderr

@@ -141,8 +141,8 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
     if args.junit:
         Path(args.junit).write_bytes(junit_xml(info, assessment))
     print(f"service: {caps.get('implementation', '?')} "
-          f"{caps.get('implementation_version', '')} at {args.target} "
-          f"({suite.binding}, {security.describe()}); spec versions "
+          f"{caps.get('implementation_version', '')} at {args.target} over {suite.binding} "
+          f"({security.describe()}); spec versions "
           f"{', '.join(versions)}; features {', '.join(caps.get('features', [])) or 'none'}; "
           f"tenants {args.tenant_prefix}{suite.run_id}-*", file=stdout)
     human_summary(info, assessment, stdout, verbose=args.verbose)
