@@ -467,19 +467,24 @@ def test_reference_service_over_https_with_mutual_tls_and_tokens(tmp_path: Path)
     assert no_cert.done.returncode == 2 and "cannot be used" in no_cert.done.stderr
 
 
-def _broken_over_http(fault: str, reference: str, tokened_reference: tuple[str, Path], directory: Path) -> Run:
+#: The control run in front of the service that requires a token.
+TOKENED_CONTROL = f"{CONTROL}-tokened"
+
+
+def _broken_over_http(name: str, reference: str, tokened_reference: tuple[str, Path], directory: Path) -> Run:
+    fault = CONTROL if name == TOKENED_CONTROL else name
     upstream, proxy_options, run_options = reference, [], []
-    if fault in CREDENTIAL_FAULTS:
+    if name in (*CREDENTIAL_FAULTS, TOKENED_CONTROL):
         upstream, token = tokened_reference
         proxy_options = ["--upstream-token", str(token)] if fault == "accept-any-credentials" else []
         run_options = ["--token-file", str(token)]
-        if fault == "reveal-refused-tenant":
+        if name in ("reveal-refused-tenant", TOKENED_CONTROL):
             run_options += ["--narrow-token-file", str(token.with_name("narrow"))]
     proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", upstream,
                      "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", *proxy_options], "stdout")
     try:
         match = proxy.wait_for(re.compile(r"listening for HTTP on ([0-9.]+:\d+)"), START_TIMEOUT)
-        return Run(f"http://{match.group(1)}", directory / fault, *run_options)
+        return Run(f"http://{match.group(1)}", directory / name, *run_options)
     finally:
         proxy.stop()
 
@@ -498,7 +503,13 @@ def broken_http_runs(reference: str, tokened_reference: tuple[str, Path],
     with ThreadPoolExecutor(max_workers=4) as pool:
         runs = dict(pool.map(one, faults))
     runs[CONTROL] = _broken_over_http(CONTROL, reference, tokened_reference, base)
+    # The control in front of the service that requires a token, for the faults of credentials.
+    runs[TOKENED_CONTROL] = _broken_over_http(TOKENED_CONTROL, reference, tokened_reference, base)
     return runs
+
+
+def _control(fault: str, runs: dict[str, Run]) -> Run:
+    return runs[TOKENED_CONTROL if fault in CREDENTIAL_FAULTS else CONTROL]
 
 
 def test_gateway_control_passes_what_the_reference_passes_over_http(
@@ -508,6 +519,10 @@ def test_gateway_control_passes_what_the_reference_passes_over_http(
     control = broken_http_runs[CONTROL]
     assert control.done.returncode == 0 and control.counts()[1] == 0, control.done.stdout[-6000:]
     assert control.ids("passed") == http_run.ids("passed")
+    tokened = broken_http_runs[TOKENED_CONTROL]
+    assert tokened.done.returncode == 0 and tokened.counts()[1] == 0, tokened.done.stdout[-6000:]
+    credentials = {i for i in tokened.ids("passed") if i.startswith("Required.Service.Credentials.")}
+    assert len(credentials) == 4, credentials
 
 
 def test_grpc_only_faults_have_reasons() -> None:
@@ -523,8 +538,8 @@ def test_broken_service_is_caught_over_http(fault: str, broken_http_runs: dict[s
     assert run.done.returncode == 1, (
         f"the fault {fault} is not caught over HTTP:\n{run.done.stdout[-3000:]}\n{run.done.stderr[-2000:]}")
     assert failed >= 1
-    # Caught by a scenario that the control passes over HTTP.
-    assert run.ids("failed") & broken_http_runs[CONTROL].ids("passed"), f"the fault {fault} is not caught"
+    # Caught by a scenario that the control in front of the same service passes over HTTP.
+    assert run.ids("failed") & _control(fault, broken_http_runs).ids("passed"), f"the fault {fault} is not caught"
 
 
 @pytest.mark.parametrize("fault", sorted(CAUGHT_BY))

@@ -16,9 +16,15 @@ proxy, fault and all, goes back through the binding:
   gateway sends with them), since the gateway reads the body before it
   forwards it and the tenant is checked before the body
   (http-binding.md section 3.6);
-- an answer's gRPC status becomes the code of the Error, and the Error of
-  its status details the rest, so that a fault of the status or of the
-  details shows in the HTTP status or the problem+json body;
+- an answer's gRPC status becomes the code of the Error, its grpc-message
+  the message, and the Error of its status details the rest, so that a
+  fault of the status, the message or the details shows in the HTTP status
+  or the problem+json body;
+- the gateway reads documents up to 64 MiB, so that the limits met are
+  those of the proxy and of the service behind it, and it reads a Watch
+  or Export from the proxy only as fast as its own client takes it (one
+  message ahead, on a channel whose HTTP/2 window stays small), so that
+  the proxy sees a slow reader as one;
 - the gateway enforces no fair share of its own, so that the bounds of the
   proxy are the ones the scenarios meet;
 - records of a newer minor version with unknown content are refused with
@@ -88,9 +94,17 @@ def _failure(e: grpc.RpcError) -> ServiceError:
                 failure = from_error_document(doc)
         except MemorywireError:
             failure = None
+    if failure is None and code == "RESOURCE_EXHAUSTED":
+        # The gRPC library refused a message above its limit, as the binding
+        # lets it (grpc-binding.md 2.3): over HTTP, a body above the limit.
+        failure = error("DOCUMENT_TOO_LARGE", call.details() or "a message above the limit")
     if failure is None:
         failure = error("INTERNAL_ERROR", call.details() or "the call failed without an Error")
     failure.code = code
+    # grpc-message is the Error's message (grpc-binding.md section 5): what a
+    # gRPC client reads, and so what an HTTP client reads of this service.
+    if call.details():
+        failure.message = call.details()
     return failure
 
 
@@ -203,7 +217,8 @@ class _Forward:
         rpc = stub(memorywire.protobuf.encode(req, type=op.request_type),
                    timeout=STREAM_TIMEOUT if timeout == DEFAULT_TIMEOUT else timeout,
                    metadata=gateway.headers.md)
-        answers: queue.Queue[tuple[str, Any]] = queue.Queue()
+        # One message ahead: the proxy sees a client as slow as the gateway's own.
+        answers: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
 
         def pump() -> None:
             try:
@@ -255,9 +270,12 @@ class Gateway:
         self.channel = grpc.insecure_channel(upstream, options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.enable_retries", 0)])
-        self.share = FairShare(max_workers=256)
-        self.limits = Limits()
+            ("grpc.enable_retries", 0),
+            # The receive window stays at 64 KiB: a stream the gateway's client
+            # reads slowly fills it, and the proxy sees a slow reader.
+            ("grpc.http2.bdp_probe", 0)])
+        self.share = FairShare(max_workers=256, max_import_bytes=4 * MAX_MESSAGE_BYTES)
+        self.limits = Limits(max_document_bytes=MAX_MESSAGE_BYTES)
         self.admission: Any = _Admit()
         self.stopping = threading.Event()
         self.log_calls = False
