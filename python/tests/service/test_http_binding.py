@@ -606,3 +606,27 @@ def test_the_specversion_header_of_the_openapi_document_is_what_the_service_acce
         if not accepted:
             assert (r.status, r.json()["reason"]) == (400, "UNSUPPORTED_VERSION"), r.body
         assert bool(pattern.search(version)) == accepted, (version, r.status)
+
+
+def test_an_expire_action_of_a_newer_minor_version_is_refused(server: MemoryServer, tenant: str) -> None:
+    """An Expire of a newer minor version whose action this service does not
+    know is refused with UNREPRESENTABLE at /action, in JSON (a name) as in
+    Protobuf (a number), and nothing expires: the service never acts on an
+    unknown value as if it were another (versioning.md section 3.4), and
+    never answers it with an internal error."""
+    put = post(server, "Put", doc("op-ea-put", items=[{"record": fact("f-ea", "x")}]), tenant)
+    assert put.status == 200, put.body
+    request = doc("op-ea-1", action="shred", policy={"not_accessed_seconds": 0})
+    request["specversion"] = "1.1"
+    r = post(server, "Expire", request, tenant)
+    assert r.status == 400, r.body
+    assert (r.json()["reason"], r.json()["violations"][0]["pointer"]) == ("UNREPRESENTABLE", "/action")
+    known = memorywire.protobuf.encode(
+        {**doc("op-ea-2", policy={"not_accessed_seconds": 0}, action="archive"), "specversion": "1.1"},
+        type="memorywire.v1.ExpireRequest")
+    body = known + bytes([0x28, 9])  # field 5, action: 9, a value this version does not define
+    r = post(server, "Expire", body, tenant, content_type="application/proto")
+    assert r.status == 400, r.body
+    assert r.json()["reason"] == "UNREPRESENTABLE", r.body
+    got = post(server, "Get", doc("op-ea-get", ids=["f-ea"]), tenant).json()
+    assert got["records"][0].get("lifecycle", {}).get("status", "active") == "active", got
