@@ -210,8 +210,10 @@ def _components() -> dict[str, Any]:
                                            "value fails with IMMUTABLE_FIELD.",
                             "schema": {"type": "string", "minLength": 1, "maxLength": 768}},
             "SpecVersion": {"name": SPECVERSION_HEADER, "in": "header", "required": False,
-                            "description": "The MAJOR.MINOR version the client speaks.",
-                            "schema": {"type": "string", "pattern": "^[1-9][0-9]*\\.(0|[1-9][0-9]*)$"}},
+                            "description": "The MAJOR.MINOR version the client speaks, 1.x: a service "
+                                           "may refuse another major version with UNSUPPORTED_VERSION "
+                                           "(http-binding.md section 3.4).",
+                            "schema": {"type": "string", "pattern": "^1\\.(0|[1-9][0-9]*)$"}},
             "Timeout": {"name": TIMEOUT_HEADER, "in": "header", "required": False,
                         "description": "The milliseconds the client waits for the response (Connect).",
                         "schema": {"type": "string", "pattern": "^[1-9][0-9]{0,9}$"}},

@@ -17,6 +17,14 @@ Python client (memorywire.client.Client):
           two replicas on one database with the clients spread over both
           (postgresql-2).
 
+  bindings the load of ``load`` against one server on a SQLite file that
+          serves both bindings (``serve --http``): the same operations, the
+          same clients and concurrency, over gRPC (the Python client) and
+          over the HTTP binding (JSON bodies, one kept-alive connection per
+          client), in --rounds alternating rounds; the script reports the
+          median over the rounds of the operations/s and of the p50 and
+          p99 latency of each binding, and the ratio of HTTP to gRPC.
+
   vector  for each of --vector-stores, a store of --records records with
           one --dims-dimensional float32 embedding each (100,000 x 384 by
           default) is written, then the
@@ -55,7 +63,8 @@ Usage:
                             [--stores sqlite,postgresql,postgresql-2]
                             [--vector-stores sqlite,postgresql]
                             [--records 100000] [--dims 384] [--queries 30]
-                            [--tenants 2000] [--skip-load] [--skip-vector]
+                            [--tenants 2000] [--rounds 3] [--skip-load]
+                            [--skip-bindings] [--skip-vector]
                             [--skip-tenants] [--json]
     python bench_service.py --ingest [--ingest-records 100000] [--ingest-batch 1000]
                             [--ingest-stores sqlite,postgresql] [--rounds 3]
@@ -66,6 +75,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import http.client
 import importlib
 import importlib.util
 import json
@@ -78,12 +88,15 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import memorywire.json
 from memorywire.client import Client
+from memorywire.client._shared import Operations, Unary
+from memorywire.service.registry import operation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -122,12 +135,12 @@ class Stores:
 
 
 @contextmanager
-def serving(store: str, replicas: int) -> Iterator[list[ServeProcess]]:
+def serving(store: str, replicas: int, flags: tuple[str, ...] = ()) -> Iterator[list[ServeProcess]]:
     """``replicas`` processes of memorywire serve on one store."""
     servers: list[ServeProcess] = []
     try:
         for _ in range(replicas):
-            servers.append(ServeProcess(store, SERVE_FLAGS))
+            servers.append(ServeProcess(store, [*SERVE_FLAGS, *flags]))
         yield servers
     finally:
         for server in servers:
@@ -156,86 +169,185 @@ def vector(rng: random.Random, dims: int) -> list[float]:
 
 # -- load ------------------------------------------------------------------------------
 
+DIMS = 32
+WORDS = ("window seat vegetarian flight hotel meeting report budget launch review design "
+         "deadline invoice travel coffee music garden").split()
+
+
+class HttpClient(Operations[dict[str, Any], Any, Any]):
+    """The operations of the Python client over the HTTP binding: JSON
+    bodies (the canonical JSON form, as the gRPC client encodes Protobuf),
+    one kept-alive connection; the unary operations only."""
+
+    def __init__(self, base_url: str, *, tenant: str, timeout: float = 30.0) -> None:
+        host, _, port = base_url.removeprefix("http://").rpartition(":")
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+        self.headers = {"content-type": "application/json", "accept": "application/json",
+                        "memorywire-tenant": tenant}
+        self.timeout = timeout
+
+    def _unary(self, call: Unary) -> dict[str, Any]:
+        op = operation(call.method)
+        req = dict(call.request)
+        req.setdefault("specversion", SPEC)
+        req.setdefault("operation_id", f"op-{random.getrandbits(64):016x}")
+        self.conn.request("POST", op.path, memorywire.json.encode(req, type=op.request_type), self.headers)
+        response = self.conn.getresponse()
+        data = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{call.method}: HTTP {response.status}: {data[:200]!r}")
+        return memorywire.json.decode(data, type=op.response_type)
+
+    def _watch(self, call: Any) -> Any:
+        raise NotImplementedError
+
+    def _export(self, call: Any) -> Any:
+        raise NotImplementedError
+
+    def _import(self, call: Any) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+
+def seed(mw: Any) -> None:
+    """2000 records of 10 users, each with a text and an embedding."""
+    rng = random.Random(1)
+    for start in range(0, 2000, 500):
+        mw.put([{"id": f"seed-{i}", "kind": "fact",
+                 "fact": {"text": " ".join(rng.choice(WORDS) for _ in range(8))},
+                 "scope": {"user": f"u{i % 10}"},
+                 "embeddings": [{"model": "bench", "dimensions": DIMS, "values": vector(rng, DIMS)}]}
+                for i in range(start, start + 500)])
+
 
 def run_load(args: argparse.Namespace, stores: Stores, deployment: str) -> dict[str, Any]:
     kind, replicas = DEPLOYMENTS[deployment]
-    dims = 32
-    words = ("window seat vegetarian flight hotel meeting report budget launch review design "
-             "deadline invoice travel coffee music garden").split()
     with serving(stores.new(kind, f"load-{deployment}"), replicas) as servers:
         log(f"load ({deployment}): {', '.join(s.target for s in servers)}; seeding 2000 records")
         with Client(servers[0].target, tenant="bench") as mw:
-            rng = random.Random(1)
-            for start in range(0, 2000, 500):
-                mw.put([{"id": f"seed-{i}", "kind": "fact",
-                         "fact": {"text": " ".join(rng.choice(words) for _ in range(8))},
-                         "scope": {"user": f"u{i % 10}"},
-                         "embeddings": [{"model": "bench", "dimensions": dims, "values": vector(rng, dims)}]}
-                        for i in range(start, start + 500)])
-        latencies: dict[str, list[float]] = defaultdict(list)
-        errors: dict[str, int] = defaultdict(int)
-        lock = threading.Lock()
-        budget = [args.ops]
-        deadline = time.monotonic() + args.seconds
-        barrier = threading.Barrier(args.clients)
+            seed(mw)
+        # The clients are spread over the replicas, one each in turn.
+        result = drive(args, lambda n: Client(servers[n % len(servers)].target, tenant="bench", timeout=30),
+                       "c")
+        return {"deployment": deployment, "replicas": replicas, **result}
 
-        def client(n: int) -> None:
-            rng = random.Random(100 + n)
-            mine: dict[str, list[float]] = defaultdict(list)
-            # The clients are spread over the replicas, one each in turn.
-            with Client(servers[n % len(servers)].target, tenant="bench", timeout=30) as mw:
-                barrier.wait()
-                i = 0
-                while time.monotonic() < deadline:
+
+def drive(args: argparse.Namespace, connect: Callable[[int], AbstractContextManager[Any]],
+          tag: str) -> dict[str, Any]:
+    """The load: ``args.clients`` threads, client n made by ``connect(n)``,
+    sending the mix of operations; puts write new ids that start with ``tag``."""
+    dims, words = DIMS, WORDS
+    latencies: dict[str, list[float]] = defaultdict(list)
+    errors: dict[str, int] = defaultdict(int)
+    lock = threading.Lock()
+    budget = [args.ops]
+    deadline = time.monotonic() + args.seconds
+    barrier = threading.Barrier(args.clients)
+
+    def client(n: int) -> None:
+        rng = random.Random(100 + n)
+        mine: dict[str, list[float]] = defaultdict(list)
+        with connect(n) as mw:
+            barrier.wait()
+            i = 0
+            while time.monotonic() < deadline:
+                with lock:
+                    if budget[0] <= 0:
+                        break
+                    budget[0] -= 1
+                op = rng.choices(("put", "get", "history", "search_text", "search_vector", "update"),
+                                 weights=(30, 25, 10, 15, 15, 5))[0]
+                started = time.perf_counter()
+                try:
+                    if op == "put":
+                        mw.put({"id": f"{tag}{n}-{i}", "kind": "fact",
+                                "fact": {"text": " ".join(rng.choice(words) for _ in range(8))},
+                                "scope": {"user": f"u{i % 10}"},
+                                "embeddings": [{"model": "bench", "dimensions": dims,
+                                                "values": vector(rng, dims)}]})
+                    elif op == "get":
+                        mw.get([f"seed-{rng.randrange(2000)}" for _ in range(5)])
+                    elif op == "history":
+                        mw.history(scope={"user": f"u{rng.randrange(10)}"}, limit=20,
+                                   order="descending")
+                    elif op == "search_text":
+                        mw.search(" ".join(rng.choice(words) for _ in range(2)))
+                    elif op == "search_vector":
+                        mw.search(vector={"model": "bench", "values": vector(rng, dims)})
+                    else:
+                        mw.update(f"seed-{rng.randrange(2000)}",
+                                  {"lifecycle": {"importance": round(rng.random(), 3)}})
+                except Exception:  # noqa: BLE001 - counted, the run goes on
                     with lock:
-                        if budget[0] <= 0:
-                            break
-                        budget[0] -= 1
-                    op = rng.choices(("put", "get", "history", "search_text", "search_vector", "update"),
-                                     weights=(30, 25, 10, 15, 15, 5))[0]
-                    started = time.perf_counter()
-                    try:
-                        if op == "put":
-                            mw.put({"id": f"c{n}-{i}", "kind": "fact",
-                                    "fact": {"text": " ".join(rng.choice(words) for _ in range(8))},
-                                    "scope": {"user": f"u{i % 10}"},
-                                    "embeddings": [{"model": "bench", "dimensions": dims,
-                                                    "values": vector(rng, dims)}]})
-                        elif op == "get":
-                            mw.get([f"seed-{rng.randrange(2000)}" for _ in range(5)])
-                        elif op == "history":
-                            mw.history(scope={"user": f"u{rng.randrange(10)}"}, limit=20,
-                                       order="descending")
-                        elif op == "search_text":
-                            mw.search(" ".join(rng.choice(words) for _ in range(2)))
-                        elif op == "search_vector":
-                            mw.search(vector={"model": "bench", "values": vector(rng, dims)})
-                        else:
-                            mw.update(f"seed-{rng.randrange(2000)}",
-                                      {"lifecycle": {"importance": round(rng.random(), 3)}})
-                    except Exception:  # noqa: BLE001 - counted, the run goes on
-                        with lock:
-                            errors[op] += 1
-                        continue
-                    mine[op].append(time.perf_counter() - started)
-                    i += 1
-            with lock:
-                for op, xs in mine.items():
-                    latencies[op].extend(xs)
+                        errors[op] += 1
+                    continue
+                mine[op].append(time.perf_counter() - started)
+                i += 1
+        with lock:
+            for op, xs in mine.items():
+                latencies[op].extend(xs)
 
-        log(f"load: {args.clients} clients for at most {args.seconds} s / {args.ops} operations")
-        started = time.perf_counter()
-        threads = [threading.Thread(target=client, args=(n,)) for n in range(args.clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - started
-        total = sum(len(v) for v in latencies.values())
-        return {"deployment": deployment, "replicas": replicas, "clients": args.clients,
-                "seconds": round(elapsed, 2), "operations": total,
-                "operations_per_second": round(total / elapsed, 1), "errors": dict(errors),
-                "by_operation": {op: summary(xs) for op, xs in sorted(latencies.items())}}
+    log(f"load: {args.clients} clients for at most {args.seconds} s / {args.ops} operations")
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(args.clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    total = sum(len(v) for v in latencies.values())
+    return {"clients": args.clients,
+            "seconds": round(elapsed, 2), "operations": total,
+            "operations_per_second": round(total / elapsed, 1), "errors": dict(errors),
+            "all": summary([x for xs in latencies.values() for x in xs]),
+            "by_operation": {op: summary(xs) for op, xs in sorted(latencies.items())}}
+
+
+# -- gRPC and HTTP side by side -------------------------------------------------------
+
+BINDINGS = ("grpc", "http")
+
+
+def run_bindings(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
+    """The load over each binding of one server, in alternating rounds."""
+    with serving(stores.new("sqlite", "bindings"), 1, ("--http", "127.0.0.1:0")) as (server,):
+        address = next(line["address"] for line in server.lines if line.get("event") == "listening_http")
+        base_url = f"http://{address}"
+        log(f"bindings: gRPC {server.target}, HTTP {base_url}; seeding 2000 records")
+        with Client(server.target, tenant="bench") as mw:
+            seed(mw)
+        connect: dict[str, Callable[[int], AbstractContextManager[Any]]] = {
+            "grpc": lambda n: Client(server.target, tenant="bench", timeout=30),
+            "http": lambda n: HttpClient(base_url, tenant="bench", timeout=30),
+        }
+        rounds: dict[str, list[dict[str, Any]]] = {b: [] for b in BINDINGS}
+        for r in range(args.rounds):
+            # Alternating which goes first, so that neither always meets the larger store.
+            for binding in BINDINGS if r % 2 == 0 else BINDINGS[::-1]:
+                log(f"bindings: round {r + 1} of {args.rounds}, {binding}")
+                rounds[binding].append(drive(args, connect[binding], f"{binding}{r}-"))
+    report: dict[str, Any] = {"clients": args.clients, "rounds": args.rounds, "bindings": {}}
+    for binding, runs in rounds.items():
+        ops = sorted({op for run in runs for op in run["by_operation"]})
+        report["bindings"][binding] = {
+            "operations_per_second": statistics.median(run["operations_per_second"] for run in runs),
+            "errors": sum(sum(run["errors"].values()) for run in runs),
+            "p50_ms": statistics.median(run["all"]["p50_ms"] for run in runs),
+            "p99_ms": statistics.median(run["all"]["p99_ms"] for run in runs),
+            "by_operation": {op: {k: statistics.median(run["by_operation"][op][k] for run in runs
+                                                       if op in run["by_operation"])
+                                  for k in ("p50_ms", "p99_ms")} for op in ops},
+            "rounds_operations_per_second": [run["operations_per_second"] for run in runs]}
+    g, h = report["bindings"]["grpc"], report["bindings"]["http"]
+    report["http_over_grpc"] = {
+        "operations_per_second": round(h["operations_per_second"] / g["operations_per_second"], 2),
+        "p50": round(h["p50_ms"] / g["p50_ms"], 2), "p99": round(h["p99_ms"] / g["p99_ms"], 2)}
+    return report
 
 
 # -- vector search at scale ---------------------------------------------------------
@@ -541,7 +653,10 @@ def main() -> int:
                         f"{', '.join(DEPLOYMENTS)} (default all)")
     p.add_argument("--vector-stores", default="sqlite,postgresql", type=_kinds,
                    help="the stores of the vector part: sqlite, postgresql (default both)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="the alternating rounds of the bindings part and of the ingest part (default 3)")
     p.add_argument("--skip-load", action="store_true")
+    p.add_argument("--skip-bindings", action="store_true")
     p.add_argument("--skip-vector", action="store_true")
     p.add_argument("--skip-tenants", action="store_true")
     p.add_argument("--keep", metavar="DIR",
@@ -552,7 +667,6 @@ def main() -> int:
     p.add_argument("--ingest-batch", type=int, default=1000)
     p.add_argument("--ingest-stores", default="sqlite", type=_kinds,
                    help="the stores of the ingest part: sqlite, postgresql (default sqlite)")
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds of the ingest part")
     p.add_argument("--synchronous", default="FULL", choices=("FULL", "NORMAL", "OFF"),
                    help="the synchronous level of the SQLite stores of the ingest part (default FULL, "
                         "the service's)")
@@ -568,6 +682,8 @@ def main() -> int:
                 report["ingest"] = run_ingest(args, stores)
             elif not args.skip_load:
                 report["load"] = [run_load(args, stores, d) for d in args.stores]
+            if not args.skip_bindings and not args.ingest:
+                report["bindings"] = run_bindings(args, stores)
             if not args.skip_vector and not args.ingest:
                 report["vector"] = [run_vector(args, stores, k) for k in args.vector_stores]
             if not args.skip_tenants and not args.ingest:
@@ -593,6 +709,23 @@ def main() -> int:
             for r in runs:
                 s = r["by_operation"].get(op, {"count": 0})
                 cells.append(f"{s['p50_ms']} / {s['p99_ms']}" if s["count"] else "-")
+            print(f"  {op:<15}" + "".join(f"{c:>22}" for c in cells))
+    if "bindings" in report:
+        b = report["bindings"]
+        print(f"\nbindings: the load of {b['clients']} clients over each binding of one server (SQLite), "
+              f"medians of {b['rounds']} alternating rounds; p50 / p99 ms")
+        print(f"  {'':<15}" + "".join(f"{name:>22}" for name in BINDINGS) + f"{'HTTP / gRPC':>16}")
+        g, h = b["bindings"]["grpc"], b["bindings"]["http"]
+        ratio = b["http_over_grpc"]
+        print(f"  {'operations/s':<15}{g['operations_per_second']:>22}{h['operations_per_second']:>22}"
+              f"{ratio['operations_per_second']:>16}")
+        print(f"  {'errors':<15}{g['errors']:>22}{h['errors']:>22}")
+        cells = [f"{x['p50_ms']} / {x['p99_ms']}" for x in (g, h)]
+        print(f"  {'all operations':<15}" + "".join(f"{c:>22}" for c in cells)
+              + f"{str(ratio['p50']) + ' / ' + str(ratio['p99']):>16}")
+        for op in sorted(g["by_operation"]):
+            cells = [f"{x['by_operation'][op]['p50_ms']} / {x['by_operation'][op]['p99_ms']}"
+                     if op in x["by_operation"] else "-" for x in (g, h)]
             print(f"  {op:<15}" + "".join(f"{c:>22}" for c in cells))
     for v in report.get("vector", []):
         if v["load"]["seconds"] is not None:

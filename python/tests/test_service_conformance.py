@@ -14,7 +14,13 @@ separate package that does not import memorywire):
   runner connecting with ``--tls-ca``, ``--tls-cert``/``--tls-key`` and
   ``--token-file``;
 * the reference service on a PostgreSQL store (``--store postgresql://...``,
-  a database of the session's throwaway cluster) passes every scenario too.
+  a database of the session's throwaway cluster) passes every scenario too;
+* over the HTTP binding (``serve --http``, ``--target http://...``), the same
+  scenarios pass (on SQLite, on PostgreSQL, and over https with mutual TLS
+  and tokens), but those the registry marks as having no meaning over HTTP,
+  which the report calls not applicable; and every broken service, served
+  through the HTTP binding by its gateway, is caught there too, by a
+  scenario that the gateway's control run (no fault) passes.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _faults() -> list[str]:
+def _broken_module() -> Any:
     sys.path.insert(0, str(RUNNER_SRC))
     try:
         spec = importlib.util.spec_from_file_location("broken_service", BROKEN)
@@ -66,10 +72,16 @@ def _faults() -> list[str]:
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(str(RUNNER_SRC))
-    return list(module.FAULTS)
+    return module
 
 
-FAULTS = _faults()
+_BROKEN = _broken_module()
+FAULTS: list[str] = list(_BROKEN.FAULTS)
+#: The faults whose rule the HTTP binding lacks, and the control "fault".
+GRPC_ONLY_FAULTS: dict[str, str] = dict(_BROKEN.GRPC_ONLY)
+CONTROL: str = _BROKEN.CONTROL
+#: Faults of credentials: run in front of a service that requires a token.
+CREDENTIAL_FAULTS = ("accept-any-credentials", "case-sensitive-scheme", "reveal-refused-tenant")
 
 
 class Process:
@@ -207,10 +219,12 @@ def test_reference_service_passes_every_scenario(reference_run: Run) -> None:
     assert reference_run.report is not None
     for case in reference_run.report["cases"]:
         if case["status"] == "skipped":
-            # Only a scenario about features the reference does not lack, and
-            # those of credentials, which this reference does not require.
+            # Only a scenario about features the reference does not lack,
+            # those of credentials, which this reference does not require,
+            # and those of the HTTP binding alone.
             assert ("lists every optional operation" in case.get("message", "")
-                    or case["id"].startswith("Required.Service.Credentials.")), case
+                    or case["id"].startswith("Required.Service.Credentials.")
+                    or case.get("message", "").startswith("not applicable over the gRPC binding: ")), case
 
 
 def test_reference_run_is_fast(reference_run: Run) -> None:
@@ -277,7 +291,7 @@ def broken_runs(reference: str, reference_run: Run, tokened_reference: tuple[str
 
     def one(fault: str) -> tuple[str, Run]:
         upstream, proxy_options, run_options = reference, [], []
-        if fault in ("accept-any-credentials", "case-sensitive-scheme", "reveal-refused-tenant"):
+        if fault in CREDENTIAL_FAULTS:
             upstream, token = tokened_reference
             proxy_options = ["--upstream-token", str(token)] if fault == "accept-any-credentials" else []
             run_options = ["--token-file", str(token)]
@@ -375,3 +389,177 @@ def test_two_replicas_behind_a_round_robin_client_pass_as_one(postgres_cluster: 
         calls = [sum(1 for line in p.lines if line.get("event") == "call") for p in (one, other)]
     # Round robin: each replica answered a fair part of the calls.
     assert min(calls) >= sum(calls) // 3, calls
+
+
+# -- the HTTP binding ---------------------------------------------------------------------------
+
+NOT_APPLICABLE_OVER_HTTP = "not applicable over the HTTP binding: "
+
+
+def _http_target(served: ServeProcess) -> str:
+    address = next(line["address"] for line in served.lines if line.get("event") == "listening_http")
+    return f"http://{address}"
+
+
+@pytest.fixture(scope="module")
+def http_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``memorywire serve --http`` on an SQLite file; the base URL of its HTTP binding."""
+    store = tmp_path_factory.mktemp("http-reference") / "memory.db"
+    with ServeProcess(store, ["--quiet", "--max-workers", "64", "--http", "127.0.0.1:0"]) as served:
+        yield _http_target(served)
+
+
+@pytest.fixture(scope="module")
+def http_run(http_reference: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return Run(http_reference, tmp_path_factory.mktemp("http-run"))
+
+
+def _not_applicable(run: Run) -> dict[str, str]:
+    assert run.report is not None
+    return {c["id"]: c.get("message", "") for c in run.report["cases"]
+            if c["status"] == "skipped" and c.get("message", "").startswith(NOT_APPLICABLE_OVER_HTTP)}
+
+
+def test_reference_service_passes_every_scenario_over_http(http_run: Run, reference_run: Run) -> None:
+    passed, failed, _ = http_run.counts()
+    assert http_run.done.returncode == 0 and failed == 0, (
+        f"{failed} scenarios fail over HTTP:\n{http_run.done.stdout[-6000:]}")
+    assert "over HTTP (plain channel)" in http_run.done.stdout
+    # The same scenarios as over gRPC, but those with no meaning over HTTP,
+    # each reported as not applicable with its reason, and those of HTTP alone.
+    na = _not_applicable(http_run)
+    assert set(na) == {"Recommended.Service.Health.Serving",
+                       "Required.Service.Reflection.UnchangedDescriptors"}, na
+    http_only = {"Required.Service.Watch.ResumeByLastEventId"}
+    assert http_only <= http_run.ids("passed")
+    assert http_only <= reference_run.ids("skipped")
+    assert http_run.ids("passed") == (reference_run.ids("passed") - set(na)) | http_only
+
+
+def test_reference_service_on_postgresql_passes_every_scenario_over_http(
+        postgres_cluster: Any, http_run: Run, tmp_path: Path) -> None:
+    dsn = postgres_cluster.create_database("conformance_http")
+    with ServeProcess(dsn, ["--quiet", "--max-workers", "64", "--http", "127.0.0.1:0"]) as served:
+        run = Run(_http_target(served), tmp_path)
+    passed, failed, _ = run.counts()
+    assert run.done.returncode == 0 and failed == 0, f"{failed} scenarios fail:\n{run.done.stdout[-6000:]}"
+    assert run.ids("passed") == http_run.ids("passed")
+
+
+def test_reference_service_over_https_with_mutual_tls_and_tokens(tmp_path: Path) -> None:
+    """``--target https://...`` with the CA, a client certificate and the
+    tokens: every scenario passes, those of credentials included."""
+    pki = make_pki(tmp_path / "pki")
+    (tmp_path / "tokens.json").write_text(json.dumps({"Every-Tenant.1": "*", "Just-One.2": ["x"]}),
+                                          "utf-8")
+    (tmp_path / "token").write_text("Every-Tenant.1\n", "utf-8")
+    (tmp_path / "narrow").write_text("Just-One.2\n", "utf-8")
+    # Over TLS the service learns that a client closed a stream when a heartbeat
+    # cannot be written (http-binding.md 7.1): a short one frees the streams
+    # that Fairness.OtherTenantsServed holds before the next scenarios open theirs.
+    flags = ["--quiet", "--max-workers", "64", "--http", "127.0.0.1:0", "--heartbeat", "1",
+             "--tls-cert", str(pki.server_cert),
+             "--tls-key", str(pki.server_key), "--tls-client-ca", str(pki.client_ca),
+             "--tokens", str(tmp_path / "tokens.json")]
+    tls = ("--tls-ca", str(pki.ca), "--tls-cert", str(pki.client_cert), "--tls-key", str(pki.client_key))
+    with ServeProcess(":memory:", flags) as served:
+        target = _http_target(served).replace("http://", "https://")
+        run = Run(target, tmp_path / "secured", *tls, "--token-file", str(tmp_path / "token"),
+                  "--narrow-token-file", str(tmp_path / "narrow"))
+        # Plain HTTP to a TLS port, or https without the client certificate: nothing runs.
+        no_cert = Run(target, tmp_path / "no-cert", "--tls-ca", str(pki.ca), "--token-file",
+                      str(tmp_path / "token"), "--timeout", "2")
+    passed, failed, _ = run.counts()
+    assert run.done.returncode == 0 and failed == 0, run.done.stdout[-6000:]
+    assert "over HTTP (mutual TLS; bearer token)" in run.done.stdout
+    credentials = {i for i in run.ids("passed") if i.startswith("Required.Service.Credentials.")}
+    assert len(credentials) == 4, credentials
+    assert no_cert.done.returncode == 2 and "cannot be used" in no_cert.done.stderr
+
+
+#: The control run in front of the service that requires a token.
+TOKENED_CONTROL = f"{CONTROL}-tokened"
+
+
+def _broken_over_http(name: str, reference: str, tokened_reference: tuple[str, Path], directory: Path) -> Run:
+    fault = CONTROL if name == TOKENED_CONTROL else name
+    upstream, proxy_options, run_options = reference, [], []
+    if name in (*CREDENTIAL_FAULTS, TOKENED_CONTROL):
+        upstream, token = tokened_reference
+        proxy_options = ["--upstream-token", str(token)] if fault == "accept-any-credentials" else []
+        run_options = ["--token-file", str(token)]
+        if name in ("reveal-refused-tenant", TOKENED_CONTROL):
+            run_options += ["--narrow-token-file", str(token.with_name("narrow"))]
+    proxy = Process([sys.executable, str(BROKEN), "--fault", fault, "--upstream", upstream,
+                     "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", *proxy_options], "stdout")
+    try:
+        match = proxy.wait_for(re.compile(r"listening for HTTP on ([0-9.]+:\d+)"), START_TIMEOUT)
+        return Run(f"http://{match.group(1)}", directory / name, *run_options)
+    finally:
+        proxy.stop()
+
+
+@pytest.fixture(scope="module")
+def broken_http_runs(reference: str, tokened_reference: tuple[str, Path],
+                     tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """The suite over HTTP against every broken service's gateway, and
+    against the control (no fault) in front of each upstream."""
+    base = tmp_path_factory.mktemp("broken-http")
+    faults = [f for f in FAULTS if f not in GRPC_ONLY_FAULTS]
+
+    def one(fault: str) -> tuple[str, Run]:
+        return fault, _broken_over_http(fault, reference, tokened_reference, base)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = dict(pool.map(one, faults))
+    runs[CONTROL] = _broken_over_http(CONTROL, reference, tokened_reference, base)
+    # The control in front of the service that requires a token, for the faults of credentials.
+    runs[TOKENED_CONTROL] = _broken_over_http(TOKENED_CONTROL, reference, tokened_reference, base)
+    return runs
+
+
+def _control(fault: str, runs: dict[str, Run]) -> Run:
+    return runs[TOKENED_CONTROL if fault in CREDENTIAL_FAULTS else CONTROL]
+
+
+def test_gateway_control_passes_what_the_reference_passes_over_http(
+        broken_http_runs: dict[str, Run], http_run: Run) -> None:
+    """The HTTP gateway of the broken services adds no fault of its own: a
+    fault caught over HTTP is caught by its fault alone."""
+    control = broken_http_runs[CONTROL]
+    assert control.done.returncode == 0 and control.counts()[1] == 0, control.done.stdout[-6000:]
+    assert control.ids("passed") == http_run.ids("passed")
+    tokened = broken_http_runs[TOKENED_CONTROL]
+    assert tokened.done.returncode == 0 and tokened.counts()[1] == 0, tokened.done.stdout[-6000:]
+    credentials = {i for i in tokened.ids("passed") if i.startswith("Required.Service.Credentials.")}
+    assert len(credentials) == 4, credentials
+
+
+def test_grpc_only_faults_have_reasons() -> None:
+    assert set(GRPC_ONLY_FAULTS) <= set(FAULTS)
+    assert all(reason.strip() for reason in GRPC_ONLY_FAULTS.values())
+    assert len(GRPC_ONLY_FAULTS) <= 2
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULTS if f not in GRPC_ONLY_FAULTS])
+def test_broken_service_is_caught_over_http(fault: str, broken_http_runs: dict[str, Run]) -> None:
+    run = broken_http_runs[fault]
+    _, failed, _ = run.counts()
+    assert run.done.returncode == 1, (
+        f"the fault {fault} is not caught over HTTP:\n{run.done.stdout[-3000:]}\n{run.done.stderr[-2000:]}")
+    assert failed >= 1
+    # Caught by a scenario that the control in front of the same service passes over HTTP.
+    assert run.ids("failed") & _control(fault, broken_http_runs).ids("passed"), f"the fault {fault} is not caught"
+
+
+@pytest.mark.parametrize("fault", sorted(CAUGHT_BY))
+def test_fault_is_caught_by_its_scenario_over_http(fault: str, broken_http_runs: dict[str, Run]) -> None:
+    assert CAUGHT_BY[fault] in broken_http_runs[CONTROL].ids("passed")
+    assert CAUGHT_BY[fault] in broken_http_runs[fault].ids("failed"), (
+        broken_http_runs[fault].done.stdout[-3000:])
+
+
+def test_resume_by_last_event_id_is_caught_over_http(broken_http_runs: dict[str, Run]) -> None:
+    """The scenario of the HTTP binding alone fails against the fault that
+    repeats the event at the cursor of a resumed stream."""
+    assert "Required.Service.Watch.ResumeByLastEventId" in broken_http_runs["repeat-on-resume"].ids("failed")

@@ -1,6 +1,7 @@
 """Deliberately broken memory services: a gRPC proxy with one fault each.
 
     python broken_service.py --fault NAME --upstream HOST:PORT [--listen HOST:PORT]
+        [--http HOST:PORT]
 
 The proxy offers ``memorywire.v1.MemoryService`` and forwards every call to a
 real service at ``--upstream``, passing requests, responses, metadata and
@@ -18,7 +19,10 @@ runner builds from its descriptor set. Which methods it offers, how each
 streams and which ones write, it reads from the registry of operations of the
 memorywire package (``memorywire.service.registry``). Once listening it prints one line to
 stdout, ``listening on HOST:PORT`` (``--listen`` with port 0 picks a free
-port), and it runs until SIGTERM or SIGINT.
+port), and it runs until SIGTERM or SIGINT. With ``--http HOST:PORT`` it serves
+the proxy through the HTTP binding too (:mod:`http_gateway`), printing
+``listening for HTTP on HOST:PORT`` first, so that the suite catches the fault
+over either binding.
 
 Faults of isolation and idempotency:
 
@@ -265,6 +269,16 @@ FAULTS = {
     "global-stream-pool": "refuses other tenants' Watch while one is at its stream bound",
 }
 
+#: The faults whose rule the HTTP binding does not have, with why: over HTTP
+#: no scenario can catch them.
+GRPC_ONLY = {
+    "strip-reflected-rules": "server reflection is a gRPC service, which the HTTP binding "
+                             "does not offer",
+}
+#: Not a fault: forwards everything unchanged (a control run of the proxy and
+#: of its HTTP gateway, which must pass what the service behind them passes).
+CONTROL = "none"
+
 #: The operations, as the reference service's registry lists them: the
 #: proxy forwards each by how it streams, and replay-twice rewrites the
 #: mutating ones.
@@ -322,7 +336,7 @@ class Proxy:
     """The proxy: forwards every method to the upstream channel, with one fault."""
 
     def __init__(self, upstream: str, fault: str, upstream_token: str | None = None) -> None:
-        if fault not in FAULTS:
+        if fault not in FAULTS and fault != CONTROL:
             raise ValueError(f"unknown fault {fault!r}")
         if fault == "accept-any-credentials" and not upstream_token:
             raise ValueError("the fault accept-any-credentials needs --upstream-token")
@@ -917,11 +931,15 @@ def main(argv: list[str] | None = None) -> int:
         prog="broken_service.py",
         description="A memorywire service proxy with one deliberate fault.",
         epilog="faults: " + ", ".join(FAULTS))
-    parser.add_argument("--fault", required=True, choices=sorted(FAULTS))
+    parser.add_argument("--fault", required=True, choices=sorted([*FAULTS, CONTROL]),
+                        help=f"the fault; {CONTROL}: none, a control run")
     parser.add_argument("--upstream", required=True, metavar="HOST:PORT",
                         help="the real service")
     parser.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT",
                         help="where to listen (default 127.0.0.1:0, a free port)")
+    parser.add_argument("--http", metavar="HOST:PORT",
+                        help="also serve the proxy, fault included, through the HTTP binding on "
+                             "this address (http_gateway.py; needs memorywire's service extra)")
     parser.add_argument("--upstream-token", metavar="FILE",
                         help="a file holding the token that accept-any-credentials sends upstream")
     args = parser.parse_args(argv)
@@ -931,12 +949,20 @@ def main(argv: list[str] | None = None) -> int:
             token = f.read().strip()
     server, port = serve(args.fault, args.upstream, args.listen, token)
     host = args.listen.rsplit(":", 1)[0]
+    gateway = None
+    if args.http is not None:
+        from http_gateway import serve_http
+
+        gateway, http_port = serve_http(f"127.0.0.1:{port}", args.http)
+        print(f"listening for HTTP on {args.http.rsplit(':', 1)[0]}:{http_port}", flush=True)
     print(f"listening on {host}:{port}", flush=True)
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
     while not done.wait(1.0):
         pass
+    if gateway is not None:
+        gateway.stop()
     server.stop(1.0).wait()
     return 0
 

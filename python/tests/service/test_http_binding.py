@@ -560,3 +560,76 @@ def test_requests_of_a_newer_minor_version(server: MemoryServer, tenant: str) ->
     r = post(server, "Put", {"specversion": "1.99", "operation_id": "op-n3",
                              "items": [{"record": {**fact("n2", "x"), "later": True}}]}, tenant)
     assert (r.status, r.json()["reason"]) == (400, "UNREPRESENTABLE")
+
+
+def test_responses_are_sent_without_waiting_for_acknowledgements(server: MemoryServer, tenant: str) -> None:
+    """A response is written as its headers, then its body: the server's
+    sockets disable Nagle's algorithm (TCP_NODELAY), else the body of each
+    response on a kept-alive connection waits for the client's delayed
+    acknowledgement. Checked on the server's side of a live connection."""
+    from memorywire.service import http as binding
+
+    seen: list[int] = []
+    original = binding._Handler.setup
+
+    def setup(handler: Any) -> None:
+        original(handler)
+        seen.append(handler.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    binding._Handler.setup = setup  # type: ignore[method-assign]
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=30)
+        try:
+            for i in range(2):  # two requests on one kept-alive connection
+                c.request("POST", PREFIX + "Get", json.dumps(doc(f"op-nodelay-{i}", ids=["x"])).encode(),
+                          {"content-type": "application/json", "memorywire-tenant": tenant})
+                r = c.getresponse()
+                r.read()
+                assert r.status == 200
+        finally:
+            c.close()
+    finally:
+        binding._Handler.setup = original  # type: ignore[method-assign]
+    assert len(seen) == 1 and seen[0] != 0, seen
+
+
+def test_the_specversion_header_of_the_openapi_document_is_what_the_service_accepts(
+        server: MemoryServer, tenant: str) -> None:
+    """schemas/v1/openapi.json lets a client send memorywire-specversion only
+    as the service takes it: a 1.x version passes, another major version is
+    refused with UNSUPPORTED_VERSION, and the document's pattern says so."""
+    import re
+
+    document = json.loads((Path(__file__).resolve().parents[3] / "schemas" / "v1" / "openapi.json")
+                          .read_text("utf-8"))
+    pattern = re.compile(document["components"]["parameters"]["SpecVersion"]["schema"]["pattern"])
+    for i, version in enumerate(("1.0", "1.99", "2.0", "10.1")):
+        r = post(server, "Get", doc(f"op-sv-{i}", ids=["x"]), tenant, memorywire_specversion=version)
+        accepted = r.status == 200
+        if not accepted:
+            assert (r.status, r.json()["reason"]) == (400, "UNSUPPORTED_VERSION"), r.body
+        assert bool(pattern.search(version)) == accepted, (version, r.status)
+
+
+def test_an_expire_action_of_a_newer_minor_version_is_refused(server: MemoryServer, tenant: str) -> None:
+    """An Expire of a newer minor version whose action this service does not
+    know is refused with UNREPRESENTABLE at /action, in JSON (a name) as in
+    Protobuf (a number), and nothing expires: the service never acts on an
+    unknown value as if it were another (versioning.md section 3.4), and
+    never answers it with an internal error."""
+    put = post(server, "Put", doc("op-ea-put", items=[{"record": fact("f-ea", "x")}]), tenant)
+    assert put.status == 200, put.body
+    request = doc("op-ea-1", action="shred", policy={"not_accessed_seconds": 0})
+    request["specversion"] = "1.1"
+    r = post(server, "Expire", request, tenant)
+    assert r.status == 400, r.body
+    assert (r.json()["reason"], r.json()["violations"][0]["pointer"]) == ("UNREPRESENTABLE", "/action")
+    known = memorywire.protobuf.encode(
+        {**doc("op-ea-2", policy={"not_accessed_seconds": 0}, action="archive"), "specversion": "1.1"},
+        type="memorywire.v1.ExpireRequest")
+    body = known + bytes([0x28, 9])  # field 5, action: 9, a value this version does not define
+    r = post(server, "Expire", body, tenant, content_type="application/proto")
+    assert r.status == 400, r.body
+    assert r.json()["reason"] == "UNREPRESENTABLE", r.body
+    got = post(server, "Get", doc("op-ea-get", ids=["f-ea"]), tenant).json()
+    assert got["records"][0].get("lifecycle", {}).get("status", "active") == "active", got

@@ -3,7 +3,8 @@
     memorywire-conformance codec --testee "COMMAND ARGS" [--level required|recommended]
         [--strict] [--case GLOB ...] [--known-failures FILE] [--report-json FILE]
         [--junit FILE] [--vectors DIR] [--timeout S] [--verbose]
-    memorywire-conformance service --target HOST:PORT [--round-robin] [--tenant-prefix P]
+    memorywire-conformance service --target HOST:PORT|http[s]://HOST:PORT[/PREFIX]
+        [--round-robin] [--tenant-prefix P]
         [--level required|recommended] [--strict] [--case GLOB ...] [--known-failures FILE]
         [--report-json FILE] [--junit FILE] [--timeout S] [--verbose]
         [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--token-file FILE]
@@ -21,7 +22,11 @@ last line ``codec`` prints, when it runs the cases, is
 ``N passed, N failed, N skipped``.
 
 ``service`` runs the scenarios of the service level against a running
-``memorywire.v1.MemoryService``, each in a fresh tenant of its own. Its exit
+``memorywire.v1.MemoryService``, each in a fresh tenant of its own, over gRPC
+(``--target HOST:PORT``) or over the HTTP binding (``--target
+http://HOST:PORT`` or ``https://...``, with the base URL of the binding's
+paths): the same scenarios, a scenario that has no meaning over one binding
+reported as not applicable there. Its exit
 statuses are those of ``codec``, the service taking the testee's place: 2 when
 it cannot be reached or does not answer GetCapabilities, or when a TLS or token
 option cannot be used. Its last line is the same. ``--tls-ca`` (or ``--tls``,
@@ -31,7 +36,8 @@ sends the bearer token the file holds on every call; the token must cover
 every tenant, since each scenario runs in a fresh one; ``--narrow-token-file``
 gives a second token the service accepts that covers none of those tenants.
 A token is sent over a plain channel only to a target on this machine
-(loopback, a Unix socket).
+(loopback, a Unix socket); over HTTP, the token goes over ``http://`` only
+to a loopback host, and ``https://`` takes the TLS options.
 
 Exit status of ``check-vectors``: 0 without a problem, 1 when the vectors or
 the spec sections they cite have a problem, 2 on a usage error or when the
@@ -172,10 +178,11 @@ def _parser(stdout: IO[str], stderr: IO[str]) -> _Parser:
                             "testee's stderr")
 
     service = subparser("service", "Run the service suite against a running memorywire "
-                                   "service (gRPC).")
+                                   "service (gRPC, or the HTTP binding).")
     service.add_argument("--target", required=True, metavar="HOST:PORT",
                          help="the address of the service, e.g. 127.0.0.1:50051, or any gRPC "
-                              "target, e.g. ipv4:10.0.0.1:50051,10.0.0.2:50051 for replicas")
+                              "target, e.g. ipv4:10.0.0.1:50051,10.0.0.2:50051 for replicas; "
+                              "or the base URL of its HTTP binding, e.g. http://127.0.0.1:8080")
     service.add_argument("--round-robin", action="store_true",
                          help="send each call to the next of the addresses the target names "
                               "(the replicas of one service), not all to one")

@@ -489,6 +489,10 @@ class _Server(http.server.ThreadingHTTPServer):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # A response is written as headers, then body: without TCP_NODELAY the
+    # body of a response on a kept-alive connection waits for the client's
+    # delayed acknowledgement of the headers (some 40 ms).
+    disable_nagle_algorithm = True
     server: _Server
 
     def version_string(self) -> str:

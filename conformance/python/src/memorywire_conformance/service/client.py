@@ -83,6 +83,13 @@ class RpcFailure(Exception):
         self.error_count = 0
         #: Why the status details could not be read, if they could not.
         self.details_problem = ""
+        #: The binding the call went through ("gRPC" or "HTTP").
+        self.binding = "gRPC"
+        #: How the failed response breaks its binding beyond its Error (the
+        #: HTTP status or Content-Type of an Error, for HTTP); empty if it does not.
+        self.binding_problem = ""
+        #: The HTTP status of the response, over HTTP.
+        self.http_status: int | None = None
         raw = [v for k, v in trailers if k == DETAILS_KEY]
         if raw:
             try:
@@ -117,6 +124,8 @@ class RpcFailure(Exception):
             pointers = [p for p in self.pointers if p]
             if pointers:
                 text += " at " + ", ".join(pointers)
+        elif self.binding == "HTTP":
+            text += " (no memorywire Error in the body)"
         else:
             text += " (no memorywire Error in the status details)"
         if self.details:
@@ -315,6 +324,8 @@ class WatchStream:
                     break
                 self._queue.put(("message", from_message(msg)))
             self._queue.put(("end", None))
+        except RpcFailure as e:
+            self._queue.put(("error", e))
         except grpc.RpcError as e:
             self._queue.put(("error", _failure("Watch", e)))
         except Exception as e:  # noqa: BLE001 - a response that does not parse

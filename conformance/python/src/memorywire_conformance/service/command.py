@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from memorywire_conformance import __version__
 from memorywire_conformance.cases import LEVELS, Result
@@ -34,6 +35,8 @@ from memorywire_conformance.service import (
     open_channel,
     select,
 )
+from memorywire_conformance.service.httpbinding import HttpChannel, is_http_target
+from memorywire_conformance.service.httpbinding import capabilities as http_capabilities
 from memorywire_conformance.service.transport import SecurityError, read_security
 
 __all__ = ["run_service"]
@@ -75,10 +78,31 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
     # goes to the next of the target's addresses, so that a write made
     # through one replica is read through another.
     balancing = [("grpc.lb_policy_name", "round_robin")] if args.round_robin else []
-    channel = open_channel(args.target, security, balancing)
+    opener: Callable[[Sequence[tuple[str, Any]]], Any]
+    if is_http_target(args.target):
+        if args.round_robin:
+            print("memorywire-conformance: --round-robin is an option of gRPC targets",
+                  file=stderr)
+            return 2
+        # The HTTP binding: one scenario set, the transport chosen by the scheme.
+        try:
+            channel: Any = HttpChannel(args.target, security)
+        except SecurityError as e:
+            print(f"memorywire-conformance: {e}", file=stderr)
+            return 2
+        get_capabilities: Callable[[Any, float], dict[str, Any]] = http_capabilities
+
+        def opener(options: Sequence[tuple[str, Any]]) -> Any:
+            return channel.with_small_window()
+    else:
+        channel = open_channel(args.target, security, balancing)
+        get_capabilities = capabilities
+
+        def opener(options: Sequence[tuple[str, Any]]) -> Any:
+            return open_channel(args.target, security, [*balancing, *options])
     try:
         try:
-            caps = capabilities(channel, args.timeout)
+            caps = get_capabilities(channel, args.timeout)
         except RpcFailure as e:
             print(f"memorywire-conformance: the service at {args.target} cannot be used: "
                   f"{e.describe()}", file=stderr)
@@ -97,8 +121,7 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
         suite = ServiceSuite(channel, caps, selected, tenant_prefix=args.tenant_prefix,
                              timeout=args.timeout, token=security.token,
                              narrow_token=security.narrow_token,
-                             open_channel=lambda options: open_channel(args.target, security,
-                                                                       [*balancing, *options]))
+                             open_channel=opener)
         results = suite.run(progress)
     finally:
         channel.close()
@@ -118,7 +141,7 @@ def run_service(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> i
     if args.junit:
         Path(args.junit).write_bytes(junit_xml(info, assessment))
     print(f"service: {caps.get('implementation', '?')} "
-          f"{caps.get('implementation_version', '')} at {args.target} "
+          f"{caps.get('implementation_version', '')} at {args.target} over {suite.binding} "
           f"({security.describe()}); spec versions "
           f"{', '.join(versions)}; features {', '.join(caps.get('features', [])) or 'none'}; "
           f"tenants {args.tenant_prefix}{suite.run_id}-*", file=stdout)

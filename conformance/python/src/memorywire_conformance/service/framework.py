@@ -8,6 +8,12 @@ spec sections it tests. A scenario that needs an optional operation or a
 feature (``needs=("Expire",)``, ``needs=("search.vector",)``) is skipped when
 the service's capabilities do not list it.
 
+The scenarios are one set for both bindings: the suite reaches the service
+through a gRPC channel or the HTTP binding (:mod:`.httpbinding`), and a
+scenario whose subject one binding does not have (gRPC health checking, for
+instance) names that binding and the reason in ``inapplicable``; the report
+shows it as not applicable over that binding.
+
 Every scenario runs in a tenant of its own, made fresh for the run from the
 tenant prefix and a random run id, so that scenarios share nothing and a run
 can be repeated against a long-lived service.
@@ -31,6 +37,7 @@ from memorywire_conformance.service.client import (
     StreamTimeout,
     WatchStream,
 )
+from memorywire_conformance.service.httpbinding import HttpChannel, HttpClient
 
 __all__ = ["SCENARIOS", "Ctx", "Failure", "Scenario", "ServiceSuite", "Skip", "scenario"]
 
@@ -66,6 +73,9 @@ class Scenario:
     description: str
     #: Operations (capitalised) and features (lowercase) the scenario needs.
     needs: tuple[str, ...] = ()
+    #: The bindings ("gRPC", "HTTP") over which the scenario has no meaning,
+    #: each with the reason.
+    inapplicable: tuple[tuple[str, str], ...] = ()
 
     @property
     def case(self) -> Case:
@@ -75,11 +85,18 @@ class Scenario:
 
 
 SCENARIOS: list[Scenario] = []
+#: The bindings the suite speaks.
+BINDINGS = ("gRPC", "HTTP")
 
 
-def scenario(id: str, *spec: str, needs: Sequence[str] = ()) -> Callable[
+def scenario(id: str, *spec: str, needs: Sequence[str] = (),
+             inapplicable: Mapping[str, str] | None = None) -> Callable[
         [Callable[[Ctx], None]], Callable[[Ctx], None]]:
-    """Register a scenario: ``@scenario("Required.Service.Put.Create", "operations.md#6")``."""
+    """Register a scenario: ``@scenario("Required.Service.Put.Create", "operations.md#6")``;
+    ``inapplicable``: the bindings over which it has no meaning, with why."""
+    unknown = set(inapplicable or {}) - set(BINDINGS)
+    if unknown:
+        raise ValueError(f"{id}: no binding {sorted(unknown)}; the bindings are {BINDINGS}")
     parts = id.split(".")
     if len(parts) != 4 or parts[0] not in ("Required", "Recommended") or parts[1] != "Service":
         raise ValueError(f"bad scenario id {id!r}")
@@ -92,7 +109,8 @@ def scenario(id: str, *spec: str, needs: Sequence[str] = ()) -> Callable[
             raise ValueError(f"{id}: a scenario has a description")
         if any(s.id == id for s in SCENARIOS):
             raise ValueError(f"duplicate scenario id {id}")
-        SCENARIOS.append(Scenario(id, fn, tuple(spec), doc, tuple(needs)))
+        SCENARIOS.append(Scenario(id, fn, tuple(spec), doc, tuple(needs),
+                                  tuple((inapplicable or {}).items())))
         return fn
 
     return register
@@ -145,7 +163,7 @@ class Ctx:
         self.timeout = suite.timeout
         #: How long to wait for an event that is due.
         self.wait = min(suite.timeout, 3.0)
-        self.mw = Client(suite.channel, tenant, suite.timeout)
+        self.mw = suite.client(tenant)
         self._others = 0
         self._streams: list[WatchStream] = []
         self._channels: list[grpc.Channel] = []
@@ -173,10 +191,15 @@ class Ctx:
 
     def other(self) -> Client:
         """A client of a fresh tenant of its own."""
-        return Client(self.suite.channel, self.new_tenant(), self.timeout)
+        return self.mw.as_tenant(self.new_tenant())
 
     def client(self, tenant: str | None) -> Client:
-        return Client(self.suite.channel, tenant, self.timeout)
+        return self.mw.as_tenant(tenant)
+
+    @property
+    def binding(self) -> str:
+        """The binding the suite speaks: "gRPC" or "HTTP"."""
+        return self.suite.binding
 
     def small_window_client(self) -> Client:
         """A client of the scenario's tenant on a channel of its own whose
@@ -187,7 +210,7 @@ class Ctx:
             return self.mw
         channel = self.suite.open_channel(SMALL_WINDOW)
         self._channels.append(channel)
-        return Client(channel, self.tenant, self.timeout)
+        return self.suite.client(self.tenant, channel)
 
     def close(self) -> None:
         for s in self._streams:
@@ -229,6 +252,13 @@ class Ctx:
         if e.code_name != code:
             raise Failure(f"{what} failed with status {e.code_name}; expected {code} "
                           f"({e.describe()})", want, e.describe())
+        if e.binding_problem:
+            raise Failure(f"{what} failed with {e.code_name}, but the response breaks the "
+                          f"{e.binding} binding: {e.binding_problem}", want, e.describe())
+        if e.error is None and e.binding == "HTTP":
+            raise Failure(f"{what} failed with {code} but its body is no memorywire Error"
+                          f"{': ' + e.details_problem if e.details_problem else ''}",
+                          want, e.describe())
         if e.error is None:
             raise Failure(f"{what} failed with {code} but the status details carry no "
                           f"memorywire.v1.Error (grpc-status-details-bin"
@@ -239,7 +269,7 @@ class Ctx:
                           f"exactly one is required", want, e.describe())
         got_code = e.error.get("code")
         if got_code != code.lower():
-            raise Failure(f"the Error's code is {got_code!r} but the gRPC status is {code}",
+            raise Failure(f"the Error's code is {got_code!r} but the {e.binding} status is {code}",
                           code.lower(), got_code)
         if e.status_code is not None and e.status_code != e.code.value[0]:
             raise Failure(f"the google.rpc.Status code {e.status_code} differs from the gRPC "
@@ -344,10 +374,19 @@ class Ctx:
         return [r for m in messages for r in m.get("records", [])]
 
     def watch(self, client: Client | None = None, timeout: float | None = None,
-              paced: bool = False, **request: Any) -> WatchStream:
+              paced: bool = False, last_event_id: str | None = None, **request: Any
+              ) -> WatchStream:
         """Open a Watch stream (``paced``: read only as the scenario asks for
-        events); it is cancelled when the scenario ends."""
-        stream = (client or self.mw).watch(request, timeout=timeout or self.timeout, paced=paced)
+        events; ``last_event_id``: over HTTP, the header Last-Event-ID); it is
+        cancelled when the scenario ends."""
+        chosen = client or self.mw
+        if last_event_id is not None:
+            if not isinstance(chosen, HttpClient):
+                raise Failure("Last-Event-ID is a header of the HTTP binding only")
+            stream = chosen.watch(request, timeout=timeout or self.timeout, paced=paced,
+                                  last_event_id=last_event_id)
+        else:
+            stream = chosen.watch(request, timeout=timeout or self.timeout, paced=paced)
         self._streams.append(stream)
         return stream
 
@@ -399,7 +438,8 @@ def _events(events: Sequence[Mapping[str, Any]]) -> str:
 class ServiceSuite:
     """Runs scenarios against one service."""
 
-    channel: grpc.Channel
+    #: A gRPC channel, or the HTTP binding's base URL (an HttpChannel).
+    channel: grpc.Channel | HttpChannel
     capabilities: dict[str, Any]
     scenarios: Sequence[Scenario]
     tenant_prefix: str = "mwconf-"
@@ -410,10 +450,23 @@ class ServiceSuite:
     narrow_token: str | None = field(default=None, repr=False)
     #: Opens another channel to the service, with extra channel options;
     #: None when the suite has only ``channel``.
-    open_channel: Callable[[Sequence[tuple[str, Any]]], grpc.Channel] | None = None
+    open_channel: Callable[[Sequence[tuple[str, Any]]], grpc.Channel | HttpChannel] | None = None
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     name = SUITE
+
+    @property
+    def binding(self) -> str:
+        """The binding of the channel: "gRPC" or "HTTP"."""
+        return "HTTP" if isinstance(self.channel, HttpChannel) else "gRPC"
+
+    def client(self, tenant: str | None, channel: grpc.Channel | HttpChannel | None = None
+               ) -> Client:
+        """A client of ``tenant`` on the suite's channel (or ``channel``), of its binding."""
+        chosen = self.channel if channel is None else channel
+        if isinstance(chosen, HttpChannel):
+            return HttpClient(chosen, tenant, self.timeout)
+        return Client(chosen, tenant, self.timeout)
 
     def tenant_for(self, index: int) -> str:
         return f"{self.tenant_prefix}{self.run_id}-{index:03d}"
@@ -431,6 +484,11 @@ class ServiceSuite:
         case = sc.case
         ctx = Ctx(self, tenant)
         started = time.monotonic()
+        inapplicable = dict(sc.inapplicable).get(self.binding)
+        if inapplicable is not None:
+            ctx.close()
+            return Result(case, SKIPPED, f"not applicable over the {self.binding} binding: "
+                          f"{inapplicable}")
         missing = [n for n in sc.needs if not ctx.has(n)]
         if missing:
             kinds = ["operation" if n[:1].isupper() else "feature" for n in missing]

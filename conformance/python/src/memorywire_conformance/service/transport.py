@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
 
@@ -99,6 +100,14 @@ def read_security(target: str, *, tls: bool = False, ca: str | None = None,
         raise SecurityError("--narrow-token-file needs --token-file: the scenarios write with the "
                             "token that covers every tenant")
     secure = tls or ca is not None or cert is not None
+    if target.lower().startswith(("http://", "https://")):
+        # The HTTP binding: the scheme says whether TLS is used.
+        https = target.lower().startswith("https://")
+        if secure and not https:
+            raise SecurityError(f"--tls, --tls-ca and --tls-cert are options of https:// "
+                                f"targets; {target} is plain HTTP")
+        secure = https
+        target = urlsplit(target).hostname or ""
     if token is not None and not secure and not is_local(target):
         raise SecurityError(f"a token is sent only over TLS: {target} is not on this machine; "
                             "give --tls-ca FILE (or --tls for the system's root certificates)")

@@ -213,20 +213,26 @@ def echo(ctx: Ctx) -> None:
 
 
 @scenario("Required.Service.Errors.DetailsAndPointer", "grpc-binding.md#5", "grpc-binding.md#4",
-          "operations.md#3.1", "operations.md#3.3")
+          "http-binding.md#4", "http-binding.md#5", "operations.md#3.1", "operations.md#3.3")
 def error_details(ctx: Ctx) -> None:
     """An invalid request (a Put whose first record lacks its id) fails with
     INVALID_ARGUMENT and exactly one memorywire.v1.Error in
     grpc-status-details-bin: reason REQUIRED_FIELD_MISSING, the JSON Pointer
     /items/0/record/id, the request's operation_id, the same code in the
     Error, the google.rpc.Status and grpc-status, and the Error's message as
-    grpc-message."""
+    grpc-message; over HTTP, the Error as an application/problem+json body
+    with the status 400."""
     e = ctx.expect_error(lambda: ctx.put(
         {"kind": "fact", "fact": {"text": "no id"}}, operation_id="op-err-1"),
         "INVALID_ARGUMENT", "REQUIRED_FIELD_MISSING", "/items/0/record/id")
     assert e.error is not None
     ctx.eq(e.error.get("operation_id"), "op-err-1", "the operation_id of the Error")
     ctx.check(e.error.get("message"), "the Error has no message", got=e.error)
+    if ctx.binding == "HTTP":
+        # http-binding.md sections 4 and 5: the status of the code and an
+        # application/problem+json body, which check_error has seen.
+        ctx.eq(e.http_status, 400, "the HTTP status of INVALID_ARGUMENT")
+        return
     ctx.eq(e.details, e.error.get("message"), "grpc-message against the Error's message")
     ctx.eq(e.status_message, e.error.get("message"),
            "the google.rpc.Status message against the Error's message")
@@ -369,7 +375,9 @@ def _health(ctx: Ctx, service: str) -> int | None:
     return int(response[1])
 
 
-@scenario("Recommended.Service.Health.Serving", "grpc-binding.md#8")
+@scenario("Recommended.Service.Health.Serving", "grpc-binding.md#8",
+          inapplicable={"HTTP": "grpc.health.v1.Health is a gRPC service; the HTTP binding "
+                                "defines no health check"})
 def health(ctx: Ctx) -> None:
     """The server offers grpc.health.v1.Health and reports SERVING for the
     server as a whole and for memorywire.v1.MemoryService, without tenant."""

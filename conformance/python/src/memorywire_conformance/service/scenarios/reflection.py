@@ -55,7 +55,9 @@ def _closure(files: dict[str, File], root: str) -> list[str]:
     return [n for n in seen if n.startswith(PROTO_SUBDIR.as_posix() + "/")]
 
 
-@scenario("Required.Service.Reflection.UnchangedDescriptors", "grpc-binding.md#8")
+@scenario("Required.Service.Reflection.UnchangedDescriptors", "grpc-binding.md#8",
+          inapplicable={"HTTP": "server reflection is a gRPC service; the HTTP binding serves "
+                                "no descriptors (schemas/v1/openapi.json describes it)"})
 def unchanged_descriptors(ctx: Ctx) -> None:
     """A server that offers reflection serves, for memorywire.v1.MemoryService,
     the memorywire.v1 files unchanged, options.proto included: every field

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from memorywire_conformance.service.client import TENANT_KEY, Client, encode_tenant
+from memorywire_conformance.service.client import TENANT_KEY, encode_tenant
 from memorywire_conformance.service.framework import Ctx, fact, ids_of, message, scenario
 
 
@@ -61,15 +61,15 @@ def percent_encoding(ctx: Ctx) -> None:
     escapes decode in either case, the stored scope.tenant is the decoded
     tenant, and an escaped % names a tenant of its own."""
     tenant = f"Bücher AG {ctx.tenant}"
-    upper = Client(ctx.mw.channel, tenant, ctx.timeout)
+    upper = ctx.mw.as_tenant(tenant)
     ctx.put_ok(fact("f-1", "x"), client=upper)
     lower = encode_tenant(tenant).replace("%C3%BC", "%c3%bc")
     got = ctx.mw.call("Get", {"ids": ["f-1"]}, metadata=((TENANT_KEY, lower),))
     ctx.eq(ids_of(got.get("records", [])), ["f-1"], "Get through lower-case escapes")
     ctx.eq(got["records"][0].get("scope", {}).get("tenant"), tenant, "the stored scope.tenant")
-    literal = Client(ctx.mw.channel, ctx.tenant + "-%41", ctx.timeout)  # sent as -%2541
+    literal = ctx.mw.as_tenant(ctx.tenant + "-%41")  # sent as -%2541
     ctx.put_ok(fact("f-2", "y"), client=literal)
-    plain = Client(ctx.mw.channel, ctx.tenant + "-A", ctx.timeout)
+    plain = ctx.mw.as_tenant(ctx.tenant + "-A")
     ctx.eq(ctx.get(["f-2"], client=plain).get("missing_ids"), ["f-2"],
            "Get of a record of the tenant '...-%41' as the tenant '...-A'")
 

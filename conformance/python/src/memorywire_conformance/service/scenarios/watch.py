@@ -92,6 +92,39 @@ def resume(ctx: Ctx) -> None:
            "the events resumed from the first cursor")
 
 
+@scenario("Required.Service.Watch.ResumeByLastEventId", "http-binding.md#7.2",
+          "http-binding.md#7.1", "operations.md#16.1", needs=("watch",),
+          inapplicable={"gRPC": "Last-Event-ID is a header of the HTTP binding; a gRPC client "
+                                "resumes by the cursor of its request (Watch.ResumeExactlyOnce)"})
+def resume_by_last_event_id(ctx: Ctx) -> None:
+    """A Watch event stream whose connection drops is resumed as an
+    EventSource resumes it: the same request again, its cursor the position
+    before the first event, with the header Last-Event-ID holding the id of
+    the last event received. The server takes the header in place of the
+    body's cursor and delivers exactly the events after it; each event's id
+    is its cursor."""
+    for i in range(1, 6):
+        ctx.put_ok(fact(f"a{i}", f"x{i}"))
+    stream = ctx.watch(from_start=True)
+    first = ctx.events(stream, 3, "the first stream")
+    stream.close()
+    ctx.eq(_ids(first), ["a1", "a2", "a3"], "the first three events")
+    for i in range(6, 8):
+        ctx.put_ok(fact(f"a{i}", f"x{i}"))
+    ctx.call("Update", {"id": "a2", "patch": {"tags": ["late"]}})
+    ctx.put_ok(fact(SENTINEL, "end"))
+    # The request of the first stream again: from_start, which Last-Event-ID overrides.
+    resumed = ctx.events_until(ctx.watch(from_start=True, last_event_id=first[-1]["cursor"]),
+                               SENTINEL, what="the stream resumed with Last-Event-ID")
+    ctx.eq(_summary(resumed),
+           [("created", f"a{i}") for i in (4, 5, 6, 7)] + [("updated", "a2"),
+                                                          ("created", SENTINEL)],
+           "the events after Last-Event-ID")
+    ctx.expect_error(lambda: ctx.watch(from_start=True, last_event_id="not-a-cursor").next(
+        ctx.wait), "INVALID_ARGUMENT", "INVALID_CURSOR", "/cursor",
+        what="a Watch whose Last-Event-ID is no cursor of the service")
+
+
 @scenario("Required.Service.Watch.LiveEvents", "operations.md#16.1", "grpc-binding.md#7.1",
           needs=("watch",))
 def live(ctx: Ctx) -> None:
