@@ -140,10 +140,17 @@ def timed(fn: Callable[[list[float]], list[int]], queries: list[list[float]]) ->
 
 def measure(index: vectors.Index, queries: list[list[float]], rounds: int) -> dict[str, float]:
     """Alternating rounds of exact and approximate; medians of the rounds."""
+    return side_by_side(lambda q: exact_top(index, q), lambda q: ann_top(index, q), queries, rounds)
+
+
+def side_by_side(exact: Callable[[list[float]], list[int]], approximate: Callable[[list[float]], list[int]],
+                 queries: list[list[float]], rounds: int) -> dict[str, float]:
+    """p50 and p99 of each and recall@k of the approximate answers, in
+    alternating rounds; medians of the rounds."""
     rows: dict[str, list[float]] = {k: [] for k in ("exact50", "exact99", "ann50", "ann99", "recall")}
     for _ in range(rounds):
-        et, er = timed(lambda q: exact_top(index, q), queries)
-        at, ar = timed(lambda q: ann_top(index, q), queries)
+        et, er = timed(exact, queries)
+        at, ar = timed(approximate, queries)
         rows["exact50"].append(percentile(et, 50))
         rows["exact99"].append(percentile(et, 99))
         rows["ann50"].append(percentile(at, 50))
@@ -182,17 +189,7 @@ def service_run(data: np.ndarray, queries: list[list[float]], rounds: int) -> di
 
             search(queries[0], False)  # builds the indexes
             search(queries[0], True)
-            rows: dict[str, list[float]] = {k: [] for k in ("exact50", "exact99", "ann50", "ann99", "recall")}
-            for _ in range(rounds):
-                et, er = timed(lambda q: search(q, True), queries)
-                at, ar = timed(lambda q: search(q, False), queries)
-                rows["exact50"].append(percentile(et, 50))
-                rows["exact99"].append(percentile(et, 99))
-                rows["ann50"].append(percentile(at, 50))
-                rows["ann99"].append(percentile(at, 99))
-                rows["recall"].append(sum(len(set(a) & set(e)) for a, e in zip(ar, er, strict=True))
-                                      / sum(len(e) for e in er))
-            return {k: statistics.median(v) for k, v in rows.items()}
+            return side_by_side(lambda q: search(q, True), lambda q: search(q, False), queries, rounds)
         finally:
             store.close()
 
