@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 SET, PATCH, ABSENT = "$set", "$patch", "$absent"
 
@@ -78,7 +78,7 @@ def apply(candidate: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-def is_patch(value: Any) -> bool:
+def is_patch(value: Any) -> TypeGuard[dict[str, Any]]:
     return type(value) is dict and bool(value) and set(value) <= {SET, PATCH, ABSENT}
 
 

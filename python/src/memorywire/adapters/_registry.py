@@ -10,7 +10,7 @@ from memorywire.adapters._kit import Form
 
 #: Every adapter module of memorywire.adapters, each with a ``FORMS`` tuple.
 MODULES: tuple[str, ...] = ("agency_swarm", "agentscope", "autogen", "langchain", "langgraph", "letta", "mem0",
-                           "metagpt", "openai", "openai_agents", "pam")
+                           "letta_agent_file", "metagpt", "openai", "openai_agents", "pam")
 
 
 def forms() -> Mapping[str, Form]:
