@@ -218,11 +218,17 @@ def _records_again(doc: dict[str, Any]) -> list[Record] | None:
     """The records of other producers that made ``doc`` (section 7.4), or
     None when ``doc`` is not such a file."""
     agents, blocks, meta = doc.get("agents"), doc.get("blocks"), doc.get("metadata")
-    if set(doc) != {"agents", "blocks", "metadata"} or type(agents) is not list or len(agents) != 1 \
+    if set(doc) != {"agents", "groups", "blocks", "files", "sources", "tools", "mcp_servers", "metadata"} \
+            or type(agents) is not list or len(agents) != 1 \
             or type(agents[0]) is not dict or type(blocks) is not list or type(meta) is not dict:
         return None
     agent: dict[str, Any] = agents[0]
-    box: dict[str, Any] = meta[EXTENSION] if type(meta.get(EXTENSION)) is dict else {}
+    try:
+        box = json.loads(meta[EXTENSION]) if type(meta.get(EXTENSION)) is str else {}
+    except ValueError:
+        return None
+    if type(box) is not dict:
+        return None
     name = agent.get("name")
     sc = {"agent": name} if type(name) is str and name != AGENT_NAME and 0 < len(name) <= 256 else {}
     remainders: dict[str, Any] = box["messages"] if type(box.get("messages")) is dict else {}
@@ -383,7 +389,7 @@ def _foreign_file(records: list[tuple[int, Mapping[str, Any]]], loss: LossReport
             msg, rem = _object(_message_record, _message_of, r, sc)
             if rem:
                 remainders[msg["id"]] = rem
-                loss.add_patch(index, r, rem, f"/{at}/metadata/{EXTENSION}/messages/{pointer_token(msg['id'])}")
+                loss.add_patch(index, r, rem, f"/{at}/metadata/{EXTENSION}")
             messages.append(msg)
         elif kind == "block":
             block, rem = _object(_block_record, _block_of, r, sc)
@@ -393,7 +399,7 @@ def _foreign_file(records: list[tuple[int, Mapping[str, Any]]], loss: LossReport
                 loss.add_patch(index, r, rem, f"/{at}/blocks/{len(blocks)}/metadata/{EXTENSION}")
             blocks.append(block)
         else:
-            loss.add_patch(index, r, {"$set": dict(r)}, f"/{at}/metadata/{EXTENSION}/records/{len(others)}")
+            loss.add_patch(index, r, {"$set": dict(r)}, f"/{at}/metadata/{EXTENSION}")
             others.append(_sorted(_plain(dict(r))))
     agent = {"name": name, "id": "agent-0", "block_ids": [b["id"] for b in blocks], "messages": messages,
              "in_context_message_ids": [m["id"] for m in messages]}
@@ -404,8 +410,10 @@ def _foreign_file(records: list[tuple[int, Mapping[str, Any]]], loss: LossReport
             box["records"] = others
         if remainders:
             box["messages"] = remainders
-        meta[EXTENSION] = box
-    return {"agents": [agent], "blocks": blocks, "metadata": meta}
+        # The file's metadata maps names to strings: the box as JSON text.
+        meta[EXTENSION] = json.dumps(box, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return {"agents": [agent], "groups": [], "blocks": blocks, "files": [], "sources": [], "tools": [],
+            "mcp_servers": [], "metadata": meta}
 
 
 def _report(records: list[Record]) -> tuple[list[Any], LossReport]:
