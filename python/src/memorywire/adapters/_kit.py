@@ -63,6 +63,10 @@ class Form:
     extra: str | None = None
     #: A bridge's from records with its loss report (README.md §12).
     report: Callable[[list[Record]], tuple[list[Any], Any]] | None = None
+    #: A bridge's own files: ``(read, write)``, where ``read(path)`` gives
+    #: the items of a file or directory and ``write(items, path)`` writes
+    #: them there, returning False for a path that is not of its kind.
+    files: tuple[Callable[[str], list[Any]], Callable[[list[Any], str], bool]] | None = None
 
     def to_records(self, items: Iterable[Any], **scope: Any) -> list[Record]:
         """The memorywire records of ``items``, in their order; ``scope``

@@ -448,10 +448,33 @@ def _decode(records: list[Record]) -> list[Any]:
     return _report(records)[0]
 
 
+def read_file(path: str) -> list[Any]:
+    """The items of an Agent File on disk: the file (a JSON object, or a
+    JSON string holding one), or each file of a JSON list."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except ValueError as e:
+        raise AdapterError.at("", "INVALID_JSON", f"{path} is not JSON: {e}") from None
+    return doc if type(doc) is list else [doc]
+
+
+def write_file(items: list[Any], path: str) -> bool:
+    """One Agent File written to a path ending in ``.af``, as Letta writes
+    it (JSON indented by two), or as the JSON string it was read as."""
+    if not path.endswith(".af") or len(items) != 1:
+        return False
+    item = items[0]
+    text = json.dumps(item, ensure_ascii=False) if type(item) is str else json.dumps(item, indent=2, ensure_ascii=False)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return True
+
+
 FORM = Form(
     FORM_NAME, FRAMEWORK,
     "Letta Agent Files (.af): the whole file, its agents' messages and its blocks; as JSON, or as the JSON "
     "text some published files hold.",
-    _encode, _decode, report=_report)
+    _encode, _decode, report=_report, files=(read_file, write_file))
 
 FORMS = (FORM,)

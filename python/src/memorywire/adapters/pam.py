@@ -935,11 +935,19 @@ def write_bundle(docs: list[Any], path: str | Path) -> list[Path]:
     return written
 
 
+def _write_path(docs: list[Any], path: str) -> bool:
+    """A bundle directory where ``path`` is one (or ends with a separator)."""
+    if not (Path(path).is_dir() or path.endswith(("/", "\\"))):
+        return False
+    write_bundle(docs, path)
+    return True
+
+
 FORM = Form(
     FORM_NAME, FRAMEWORK,
     "Portable AI Memory 1.0 documents: the memory store, conversation and embeddings files of an export "
     "(a bundle directory on the command line).",
-    _encode, _decode, report=_report)
+    _encode, _decode, report=_report, files=(lambda p: read_bundle(p), _write_path))
 
 FORMS = (FORM,)
 __all__ = ["FORM", "FORMS", "bundle_files", "content_hash", "integrity_checksum", "jcs", "read_bundle",
