@@ -460,12 +460,13 @@ def read_file(path: str) -> list[Any]:
 
 
 def write_file(items: list[Any], path: str) -> bool:
-    """One Agent File written to a path ending in ``.af``, as Letta writes
-    it (JSON indented by two), or as the JSON string it was read as."""
+    """One Agent File written to a path ending in ``.af``: its JSON indented
+    by two with a final newline, or the JSON string it was read as. The
+    white space of the file read is not kept (the item is its JSON value)."""
     if not path.endswith(".af") or len(items) != 1:
         return False
     item = items[0]
-    text = json.dumps(item, ensure_ascii=False) if type(item) is str else json.dumps(item, indent=2, ensure_ascii=False)
+    text = json.dumps(item) if type(item) is str else json.dumps(item, indent=2, ensure_ascii=False) + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     return True
