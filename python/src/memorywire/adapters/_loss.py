@@ -58,7 +58,7 @@ class LossReport:
     def add_patch(self, index: int, record: Mapping[str, Any], patch: Mapping[str, Any], kept: str | None) -> None:
         """One entry per member that ``patch`` (a remainder) changes."""
         rid = str(record.get("id", ""))
-        for pointer, change in paths(patch):
+        for pointer, change in sorted(paths(patch)):
             self.entries.append(LossEntry(index, rid, pointer, change, kept))
 
     def to_json(self) -> dict[str, Any]:

@@ -56,6 +56,7 @@ _CONVERSATION_KINDS = ("message", "tool_call", "tool_result")
 _TAG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?(-[A-Z]{2})?$")
 _STORE_ADDED = ("sequence", "revision")
+_SAFE = 2**53 - 1
 _LINK_OF_RELATION = {"supersedes": "supersedes", "contradicts": "contradicts", "derived_from": "derived_from",
                      "supports": "references", "extends": "references", "related_to": "references"}
 _ROLES = ("user", "assistant", "system", "tool")
@@ -125,8 +126,6 @@ def _jcs_number(x: int | float) -> str:
     f = float(x)
     if f == 0:
         return "0"
-    if f.is_integer() and abs(f) < 1e21:
-        return str(int(f))
     sign, digits, exponent = Decimal(repr(f)).as_tuple()
     text = "".join(map(str, digits)).rstrip("0") or "0"
     n = len(digits) + int(exponent)
@@ -213,11 +212,7 @@ def reader_form(memory: Mapping[str, Any]) -> dict[str, Any]:
             access["shared_with"] = [_pruned(g) for g in access["shared_with"]]
         out["access"] = access
     if type(out.get("metadata")) is dict:
-        meta = dict(out["metadata"])
-        for k in ("language", "domain"):
-            if k in meta and meta[k] is None:
-                del meta[k]
-        out["metadata"] = meta
+        out["metadata"] = {k: v for k, v in out["metadata"].items() if v is not None}
     return out
 
 
@@ -337,9 +332,10 @@ def _memory_of(record: Mapping[str, Any], ctx: Mapping[str, Any]) -> dict[str, A
     if isinstance(meta, Mapping) and meta and EXTENSION not in meta:
         plain = {k: from_value(v) for k, v in meta.items()}
         lang = plain.get("language", None)
+        # A reader leaves out the metadata members that are null.
         if (lang is None or (type(lang) is str and _LANGUAGE.match(lang))) \
                 and type(plain.get("domain", "")) in (str, type(None)) \
-                and _json_only(plain):
+                and _json_only(plain) and None not in plain.values():
             mem["metadata"] = plain
     return mem
 
@@ -347,9 +343,9 @@ def _memory_of(record: Mapping[str, Any], ctx: Mapping[str, Any]) -> dict[str, A
 def _json_only(v: Any) -> bool:
     if type(v) is dict:
         return all(type(k) is str and _json_only(x) for k, x in v.items())
-    if type(v) is list:
+    if isinstance(v, list):
         return all(_json_only(x) for x in v)
-    return v is None or type(v) in (bool, int, float, str)
+    return v is None or type(v) in (bool, float, str) or (type(v) is int and abs(v) <= _SAFE)
 
 
 def _strip(record: Mapping[str, Any], drop: tuple[str, ...]) -> dict[str, Any]:
@@ -381,6 +377,7 @@ class _Bridge:
         remainder applied."""
         plain, kept = self._ext(obj)
         record: Record = self.to_record(plain, ctx)
+        kept = from_value(kept) if type(kept) is dict else kept
         if _patch.is_patch(kept):
             record = _patch.apply(record, kept)
         return record
@@ -391,20 +388,26 @@ class _Bridge:
         extension point."""
         obj = self.of_record(record, ctx)
         rebuilt = self.to_record(obj, ctx)
-        remainder = _sorted(_plain(_patch.diff(dict(record), rebuilt)))
+        remainder = _patch.diff(dict(record), rebuilt)
         if remainder:
             box = dict(obj.get(self.extension) or {})
-            box[EXTENSION] = remainder
+            box[EXTENSION] = _sorted(_plain(remainder))
             obj[self.extension] = box
         return obj, remainder
 
 
 def _plain(v: Any) -> Any:
-    """Record data as plain JSON values (a vector of the codec as a list)."""
+    """Record data as JSON values that PAM's canonical form (RFC 8785, on
+    I-JSON) holds: an integer beyond 2^53 as a ``$bigint`` tag, a map whose
+    one member starts with ``$`` as a ``$map`` tag (README.md §3); a vector
+    of the codec as a list."""
     if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
+        out = {k: _plain(x) for k, x in v.items()}
+        return {"$map": out} if len(out) == 1 and next(iter(out)).startswith("$") else out
     if isinstance(v, list):
         return [_plain(x) for x in v]
+    if type(v) is int and abs(v) > _SAFE:
+        return {"$bigint": str(v)}
     return v
 
 
