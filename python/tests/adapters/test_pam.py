@@ -76,7 +76,8 @@ def test_the_neutral_fields_of_the_published_examples() -> None:
     messages = [r for r in records if r["kind"] == "message"]
     assert [m["message"]["role"] for m in messages] == ["user", "assistant"]
     assert messages[1]["links"] == [{"type": "responds_to", "target": messages[0]["id"]}]
-    assert all(m["scope"] == {"session": "conv-001"} for m in messages)
+    assert all(m["scope"] == {"user": "550e8400-e29b-41d4-a716-446655440000", "session": "conv-001"}
+               for m in messages)
 
 
 def test_content_hash_and_integrity_are_pams_own() -> None:

@@ -502,6 +502,9 @@ def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     out: list[Record] = []
     later: list[Any] = []
     memory_records: dict[str, Record] = {}
+    # The owner of the export's memory store owns its conversations too.
+    owners = [_owner_user(d.get("owner")) for d in items if type(d) is dict and d.get("schema") == STORE]
+    owner = owners[0] if owners else None
     for i, doc in enumerate(items):
         if type(doc) is not dict:
             raise AdapterError.at(f"/{i}", "TYPE_MISMATCH",
@@ -510,7 +513,7 @@ def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
         if schema == STORE:
             records, done = _encode_store(doc, i, ids, len(out), scope, memory_records)
         elif schema == CONVERSATION:
-            records, done = _encode_conversation(doc, i, ids, len(out), scope)
+            records, done = _encode_conversation(doc, i, ids, len(out), scope, owner)
         elif schema == EMBEDDINGS:
             records, done = [{}], None
             later.append((len(out), i, doc))
@@ -644,12 +647,12 @@ def _store_doc(header: Mapping[str, Any] | None, members: Sequence[Mapping[str, 
     return doc
 
 
-def _encode_conversation(doc: dict[str, Any], i: int, ids: Ids, n: int,
-                         scope: dict[str, Any]) -> tuple[list[Record], Any]:
+def _encode_conversation(doc: dict[str, Any], i: int, ids: Ids, n: int, scope: dict[str, Any],
+                         owner: Any = None) -> tuple[list[Record], Any]:
     messages = doc.get("messages")
     if type(messages) is not list:
         raise AdapterError.at(f"/{i}/messages", "MISSING_MEMBER", "a PAM conversation has a list of messages")
-    sc = _scope_for(scope, session=doc.get("id"))
+    sc = _scope_for(scope, user=owner, session=doc.get("id"))
     header = _header(ids, n, doc, "pam.conversation", ("messages",), None, sc)
     records: list[Record] = [header]
     parents: dict[str, str] = {}
@@ -672,7 +675,7 @@ def _encode_conversation(doc: dict[str, Any], i: int, ids: Ids, n: int,
         for j, msg in enumerate(messages):
             _set_residue(members[j], msg, full[j], lambda j=j: stripped[j], f"/{i}/messages/{j}")
         session = str(doc.get("id", ""))
-        if not scope and _patch.same(doc, _conversation_doc(None, members, None, session=session)):
+        if not scope and owner is None and _patch.same(doc, _conversation_doc(None, members, None, session=session)):
             header.clear()
             return
         _set_residue(header, doc, _conversation_doc(header, members, None),
