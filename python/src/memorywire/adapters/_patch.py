@@ -8,7 +8,10 @@ candidate)) == original``, type-exact and in member order. Its members:
 - ``$set``: members whose value replaces the candidate's (or that the
   candidate lacks);
 - ``$patch``: members whose map value is itself patched, by member name;
-- ``$absent``: members of the candidate that the original lacks.
+- ``$absent``: members of the candidate that the original lacks;
+- ``$items``: in a ``$patch`` entry for a list that has as many elements
+  as the candidate's, the patch of each element that differs, by index
+  (applied only while the candidate's list has that length).
 
 Member order is not part of a patch: the encodings do not keep the order of
 a Value's members, so each bridge writes its format's own member order.
@@ -21,7 +24,7 @@ import struct
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeGuard
 
-SET, PATCH, ABSENT = "$set", "$patch", "$absent"
+SET, PATCH, ABSENT, ITEMS = "$set", "$patch", "$absent", "$items"
 
 
 def same(a: Any, b: Any) -> bool:
@@ -54,6 +57,10 @@ def diff(original: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str,
                 continue
             if same(value, c):
                 continue
+            items = _diff_items(value, c)
+            if items is not None:
+                subs[key] = {ITEMS: items}
+                continue
         sets[key] = value
     absent = [k for k in candidate if k not in original]
     if sets:
@@ -65,6 +72,14 @@ def diff(original: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str,
     return out
 
 
+def _diff_items(original: Any, candidate: Any) -> dict[str, Any] | None:
+    """The element patches of two lists of maps of one length, or None."""
+    if not (isinstance(original, list) and isinstance(candidate, list) and len(original) == len(candidate)
+            and all(type(x) is dict and type(y) is dict for x, y in zip(original, candidate, strict=True))):
+        return None
+    return {str(i): sub for i, (x, y) in enumerate(zip(original, candidate, strict=True)) if (sub := diff(x, y))}
+
+
 def apply(candidate: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
     """``candidate`` with ``patch`` applied; a member the patch names but the
     candidate lacks (the neutral fields changed since) is left out."""
@@ -73,6 +88,13 @@ def apply(candidate: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, A
     for key, sub in (patch.get(PATCH) or {}).items():
         if type(out.get(key)) is dict and isinstance(sub, Mapping):
             out[key] = apply(out[key], sub)
+        elif isinstance(out.get(key), list) and isinstance(sub, Mapping) and isinstance(sub.get(ITEMS), Mapping):
+            listed = list(out[key])
+            for index, item in sub[ITEMS].items():
+                i = int(index)
+                if 0 <= i < len(listed) and type(listed[i]) is dict and isinstance(item, Mapping):
+                    listed[i] = apply(listed[i], item)
+            out[key] = listed
     for key, value in (patch.get(SET) or {}).items():
         out[key] = value
     return out
@@ -91,7 +113,11 @@ def paths(patch: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str
     for key in patch.get(ABSENT) or ():
         yield f"{prefix}/{pointer_token(key)}", "absent"
     for key, sub in (patch.get(PATCH) or {}).items():
-        yield from paths(sub, f"{prefix}/{pointer_token(key)}")
+        if ITEMS in sub:
+            for index, item in sub[ITEMS].items():
+                yield from paths(item, f"{prefix}/{pointer_token(key)}/{index}")
+        else:
+            yield from paths(sub, f"{prefix}/{pointer_token(key)}")
 
 
 def reorder(value: Any, shape: Mapping[str, Any], name: str) -> Any:
