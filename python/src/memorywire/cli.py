@@ -880,6 +880,10 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
     if form.extra is not None:
         return _usage(ctx, f"{name} holds Python objects, not JSON; use another form of "
                            f"{form.framework} on the command line")
+    if args.loss_report is not None and args.to_form is None:
+        return _usage(ctx, "--loss-report goes with --to-form")
+    if form.files is not None and args.to_form is None and args.file != "-":
+        return _adapt_files_forth(form, args, ctx)
     try:
         scope = _scope_options(args.scope)
         if args.to_form is not None:
@@ -890,6 +894,8 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
         else:
             args.source, args.stream = "json", False
             src = _open(args.file, args, ctx)
+        if args.to_form is not None and form.files is not None and args.output != "-":
+            return _adapt_files_back(src, form, args, ctx)
         out = _Output(args.output, ctx)
     except _Usage as e:
         return _usage(ctx, str(e))
@@ -911,6 +917,84 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
             out.discard()
         src.close()
     return 0 if done else 1
+
+
+def _adapt_files_forth(form: Any, args: argparse.Namespace, ctx: _Context) -> int:
+    """--from a bridge form on a path: the form reads its own files (a PAM
+    bundle directory, an Agent File)."""
+    from memorywire.adapters import AdapterError
+
+    try:
+        scope = _scope_options(args.scope)
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(args.file) for f in fs) \
+            if os.path.isdir(args.file) else os.path.getsize(args.file)
+        if size > ctx.limits.max_document_bytes:
+            raise _Usage(f"{args.file} has {size} bytes; the limit is {ctx.limits.max_document_bytes}")
+        items = form.files[0](args.file)
+        records = form.to_records(items, **scope)
+        out = _Output(args.output, ctx)
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    except (AdapterError, MemorywireError) as e:
+        ctx.stderr.write(_text_lines(args.file, 1, e))
+        return 1
+    try:
+        writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
+        for record in records:
+            writer.write(record)
+        out.commit()
+    except MemorywireError as e:
+        out.discard()
+        ctx.stderr.write(_text_lines(args.file, 1, e))
+        return 1
+    except _Usage as e:
+        out.discard()
+        return _usage(ctx, str(e))
+    return 0
+
+
+def _adapt_files_back(src: _Source, form: Any, args: argparse.Namespace, ctx: _Context) -> int:
+    """--to-form a bridge form with an output path: the form writes its own
+    files where the path is of their kind, else the JSON list of items."""
+    import json
+
+    from memorywire.adapters import AdapterError
+
+    try:
+        records: list[dict[str, Any]] = []
+        for position, item in _documents(src, _stream_encoding(src), args, ctx):
+            if isinstance(item, MemorywireError):
+                ctx.stderr.write(_text_lines(src.name, position, item))
+                return 1
+            records.append(item[0])
+        items, report = form.from_records_reporting(records)
+        if not form.files[1](items, args.output):
+            out = _Output(args.output, ctx)
+            out.write(json.dumps(items, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
+            out.commit()
+        _write_loss_report(report, args, ctx)
+    except AdapterError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return 1
+    except _Usage as e:
+        return _usage(ctx, str(e))
+    except OSError as e:
+        return _usage(ctx, f"cannot write {args.output}: {e.strerror or e}")
+    finally:
+        src.close()
+    return 0
+
+
+def _write_loss_report(report: Any, args: argparse.Namespace, ctx: _Context) -> None:
+    import json
+
+    if args.loss_report is None:
+        return
+    out = _Output(args.loss_report, ctx)
+    out.write(json.dumps(report.to_json(), ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
+    out.commit()
 
 
 def _scope_options(options: list[str]) -> dict[str, Any]:
@@ -996,6 +1080,15 @@ def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace,
             return False
         records.append(item[0])
     try:
+        if form.report is not None:
+            items = form.from_records(records)
+            if args.loss_report is not None:
+                items, report = form.from_records_reporting(records)
+                _write_loss_report(report, args, ctx)
+            # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
+            text = json.dumps(items, ensure_ascii=False, allow_nan=False, default=lambda x: to_value(x))
+            out.write(text.encode("utf-8") + b"\n")
+            return True
         items = form.from_records(records)
 
         def dump(x: Any) -> str:

@@ -64,6 +64,12 @@ class Form:
     #: How a file holds the items: a JSON array of them (``list``), one
     #: item or an array of them (``document``), one item per line (``lines``).
     file: str = "list"
+    #: A bridge's from records with its loss report (README.md §12).
+    report: Callable[[list[Record]], tuple[list[Any], Any]] | None = None
+    #: A bridge's own files: ``(read, write)``, where ``read(path)`` gives
+    #: the items of a file or directory and ``write(items, path)`` writes
+    #: them there, returning False for a path that is not of its kind.
+    files: tuple[Callable[[str], list[Any]], Callable[[list[Any], str], bool]] | None = None
 
     def to_records(self, items: Iterable[Any], **scope: Any) -> list[Record]:
         """The memorywire records of ``items``, in their order; ``scope``
@@ -77,6 +83,16 @@ class Form:
         if listed and all(type(r.get("sequence")) is int for r in listed):
             listed.sort(key=lambda r: r["sequence"])
         return self.decode(listed)
+
+    def from_records_reporting(self, records: Iterable[Mapping[str, Any]]) -> tuple[list[Any], Any]:
+        """:meth:`from_records` and the loss report of a bridge form (a
+        ``LossReport``); a form without one raises ``AdapterError``."""
+        if self.report is None:
+            raise AdapterError.at("", "UNSUPPORTED_ITEM", f"{self.name} writes no loss report")
+        listed = [dict(r) for r in records]
+        if listed and all(type(r.get("sequence")) is int for r in listed):
+            listed.sort(key=lambda r: r["sequence"])
+        return self.report(listed)
 
 
 def check_scope(scope: Mapping[str, Any]) -> dict[str, Any]:
