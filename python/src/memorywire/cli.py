@@ -152,11 +152,14 @@ ADAPT_EPILOG = """\
 The items are read from a JSON list, as the framework's serializer or store
 gives them (a store row is an object of column name to value); a file of an
 interchange format is read as it is (an .omi.json document or an AIMEM
-Bundle, the lines of an .omi.jsonl file) and written back so. The records
-are written as a stream, canonical; errors are reported as by validate, with
-the JSON Pointer of the offending member of the items, and nothing is written.
-With --to-form, --loss-report lists what the form does not carry of each
-record. The forms and their mappings are described in spec/v1/adapters/.
+Bundle, the lines of an .omi.jsonl file) and written back so, and a format
+of its own files is read from its path (a PAM bundle directory, a Letta .af
+file) and written to an output path of its kind. The records are written as
+a stream, canonical; errors are reported as by validate, with the JSON
+Pointer of the offending member of the items, and nothing is written. With
+--to-form, --loss-report writes the loss report: record by record, what the
+form's own fields do not carry and where it is kept, if anywhere. The forms
+and their mappings are described in spec/v1/adapters/.
 
 examples:
   memorywire adapt --list
@@ -165,6 +168,7 @@ examples:
   memorywire adapt --from openai_agents.session_item items.json | \\
       memorywire adapt --to-form langchain.messages_to_dict -
   memorywire adapt records.jsonl --to-form aimem.bundle --loss-report lost.json -o brain.aimem.json
+  memorywire adapt --from pam.memory_store export-bundle/ -o records.jsonl
 """
 
 
@@ -290,8 +294,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                        help="the output file, or - for standard output (the default)")
     adapt.add_argument("--list", action="store_true", help="list the forms and exit")
     adapt.add_argument("--loss-report", metavar="FILE",
-                       help="with --to-form, write to FILE, record by record, what the form does not carry "
-                            "(JSON)")
+                       help="with --to-form, write the loss report to FILE (JSON): record by record, what "
+                            "the form's own fields do not carry and where it is kept, if anywhere")
     adapt.add_argument("--max-document-bytes", type=_bounded("max_document_bytes"), metavar="N",
                        default=Limits().max_document_bytes,
                        help="the greatest size of the input, and of one record, in bytes")
@@ -882,7 +886,8 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
                            f"{form.framework} on the command line")
     if args.loss_report is not None and args.to_form is None:
         return _usage(ctx, "--loss-report goes with --to-form")
-    if form.files is not None and args.to_form is None and args.file != "-":
+    own_files = not isinstance(form.file, str)
+    if own_files and args.to_form is None and args.file != "-":
         return _adapt_files_forth(form, args, ctx)
     try:
         scope = _scope_options(args.scope)
@@ -894,7 +899,7 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
         else:
             args.source, args.stream = "json", False
             src = _open(args.file, args, ctx)
-        if args.to_form is not None and form.files is not None and args.output != "-":
+        if args.to_form is not None and own_files and args.output != "-":
             return _adapt_files_back(src, form, args, ctx)
         out = _Output(args.output, ctx)
     except _Usage as e:
@@ -930,7 +935,7 @@ def _adapt_files_forth(form: Any, args: argparse.Namespace, ctx: _Context) -> in
             if os.path.isdir(args.file) else os.path.getsize(args.file)
         if size > ctx.limits.max_document_bytes:
             raise _Usage(f"{args.file} has {size} bytes; the limit is {ctx.limits.max_document_bytes}")
-        items = form.files[0](args.file)
+        items = form.file.read(args.file)
         records = form.to_records(items, **scope)
         out = _Output(args.output, ctx)
     except _Usage as e:
@@ -970,7 +975,7 @@ def _adapt_files_back(src: _Source, form: Any, args: argparse.Namespace, ctx: _C
                 return 1
             records.append(item[0])
         items, report = form.from_records_reporting(records)
-        if not form.files[1](items, args.output):
+        if not form.file.write(items, args.output):
             out = _Output(args.output, ctx)
             out.write(json.dumps(items, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
             out.commit()
@@ -1047,11 +1052,12 @@ def _adapt_forth(src: _Source, form: Any, scope: dict[str, Any], out: _Output, a
             except (ValueError, RecursionError) as e:
                 raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
 
-        if form.file == "lines":  # one item per line; blank lines are skipped
+        shape = form.file if isinstance(form.file, str) else "list"
+        if shape == "lines":  # one item per line; blank lines are skipped
             items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
         else:
             items = parse(data, "the items are")
-            if form.file == "document" and isinstance(items, dict):
+            if shape == "document" and isinstance(items, dict):
                 items = [items]
         if not isinstance(items, list):
             raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
@@ -1080,31 +1086,22 @@ def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace,
             return False
         records.append(item[0])
     try:
-        if form.report is not None:
+        if args.loss_report is not None:
+            items, report = form.from_records_reporting(records)
+        else:
             items = form.from_records(records)
-            if args.loss_report is not None:
-                items, report = form.from_records_reporting(records)
-                _write_loss_report(report, args, ctx)
-            # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
-            text = json.dumps(items, ensure_ascii=False, allow_nan=False, default=lambda x: to_value(x))
-            out.write(text.encode("utf-8") + b"\n")
-            return True
-        items = form.from_records(records)
+        shape = form.file if isinstance(form.file, str) else "list"
 
         def dump(x: Any) -> str:
             # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
             return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
 
-        if form.file == "lines":
+        if shape == "lines":
             text = "\n".join(dump(x) for x in items)
         else:
-            text = dump(items[0] if form.file == "document" and len(items) == 1 else items)
+            text = dump(items[0] if shape == "document" and len(items) == 1 else items)
         if args.loss_report is not None:
-            from memorywire.adapters._bridge import loss_report, losses
-
-            with open(args.loss_report, "w", encoding="utf-8") as report:
-                json.dump(loss_report(losses(form, records)), report, ensure_ascii=False, indent=1)
-                report.write("\n")
+            _write_loss_report(report, args, ctx)
     except AdapterError as e:
         ctx.stderr.write(_text_lines(src.name, 1, e))
         return False

@@ -16,7 +16,7 @@ from harness import DATA, assert_exact, assert_round_trip, assert_service_round_
 import memorywire.json
 from memorywire.adapters import FORMS, AdapterError
 from memorywire.adapters import pam as pam_module
-from memorywire.adapters._loss import LossReport
+from memorywire.adapters._bridge import NO_TARGET_FIELD, SUBSTITUTED, LossReport
 from memorywire.cli import run
 
 PAM = FORMS["pam.memory_store"]
@@ -141,6 +141,8 @@ def test_the_loss_report_names_every_member_and_where_it_is_kept() -> None:
     assert isinstance(report, LossReport) and report.records == len(records)
     assert report.entries and not report.lost
     by_id = {r["id"]: r for r in records}
+    listed = sorted(records, key=lambda r: r["sequence"]) \
+        if all(type(r.get("sequence")) is int for r in records) else records
     ordered = PAM.from_records(records)
     assert ordered == docs
     for entry in report.entries:
@@ -149,6 +151,8 @@ def test_the_loss_report_names_every_member_and_where_it_is_kept() -> None:
         record = by_id[entry.id]
         if entry.change == "set":
             _at(record, entry.pointer)  # the member is the record's
+        assert entry.reason == (NO_TARGET_FIELD if entry.change == "set" else SUBSTITUTED)
+        assert listed[entry.record]["id"] == entry.id  # the index counts the records as written
     # One member: the summary's covers, kept in the memory's metadata.
     summary = next(e for e in report.entries if e.pointer == "/summary/covers")
     assert summary.kept.endswith("/metadata/memorywire")
@@ -204,9 +208,18 @@ def test_the_loss_report_on_the_command_line(tmp_path: Path) -> None:
     docs = json.loads(out.getvalue())
     assert docs == PAM.from_records(example_records())
     assert json.loads(loss.read_text("utf-8")) == PAM.from_records_reporting(example_records())[1].to_json()
-    status = run(["adapt", str(stream), "--to-form", "langchain.messages_to_dict", "--loss-report", str(loss)],
+    # Every form writes one: a framework form's is what does not come back when read again.
+    lc = FORMS["langchain.messages_to_dict"]
+    messages = [r for r in example_records() if r["kind"] == "message"]
+    stream.write_bytes(b"".join(memorywire.json.encode(r) + b"\n" for r in messages))
+    out = io.BytesIO()
+    assert run(["adapt", str(stream), "--to-form", lc.name, "--loss-report", str(loss)],
+               stdin=io.BytesIO(), stdout=out, stderr=err) == 0, err.getvalue()
+    report = lc.from_records_reporting(messages)[1]
+    assert json.loads(loss.read_text("utf-8")) == report.to_json() and report.lost == report.entries
+    status = run(["adapt", "--from", lc.name, str(stream), "--loss-report", str(loss)],
                  stdin=io.BytesIO(), stdout=out, stderr=err)
-    assert status == 2 and "--loss-report goes with --to-form of a bridge" in err.getvalue()
+    assert status == 2 and "--loss-report goes with --to-form" in err.getvalue()
 
 
 @pytest.mark.parametrize(("items", "pointer", "reason"), [

@@ -14,8 +14,10 @@ from typing import Any
 
 import memorywire.json as _json
 from memorywire.adapters import _patch
+from memorywire.adapters._bridge import LossReport
 from memorywire.adapters._kit import (
     AdapterError,
+    Files,
     Form,
     Ids,
     Record,
@@ -27,7 +29,6 @@ from memorywire.adapters._kit import (
     residue_of,
     to_value,
 )
-from memorywire.adapters._loss import LossReport
 
 FRAMEWORK = "letta"
 FORM_NAME = "letta.agent_file"
@@ -476,6 +477,6 @@ FORM = Form(
     FORM_NAME, FRAMEWORK,
     "Letta Agent Files (.af): the whole file, its agents' messages and its blocks; as JSON, or as the JSON "
     "text some published files hold.",
-    _encode, _decode, report=_report, files=(read_file, write_file))
+    _encode, _decode, file=Files(read_file, write_file), report=_report)
 
 FORMS = (FORM,)

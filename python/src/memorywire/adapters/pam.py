@@ -14,13 +14,14 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from memorywire.adapters import _patch
+from memorywire.adapters._bridge import LossReport, jcs
 from memorywire.adapters._kit import (
     AdapterError,
+    Files,
     Form,
     Ids,
     Record,
@@ -33,7 +34,6 @@ from memorywire.adapters._kit import (
     residue_of,
     to_value,
 )
-from memorywire.adapters._loss import LossReport
 
 FRAMEWORK = "pam"
 STORE = "portable-ai-memory"
@@ -118,48 +118,6 @@ def content_hash(content: str) -> str:
     text = unicodedata.normalize("NFC", content.strip().lower())
     text = re.sub(r"\s+", " ", text)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _jcs_number(x: int | float) -> str:
-    if type(x) is int and abs(x) <= 2**53:
-        return str(x)
-    f = float(x)
-    if f == 0:
-        return "0"
-    sign, digits, exponent = Decimal(repr(f)).as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    n = len(digits) + int(exponent)
-    k = len(text)
-    if k <= n <= 21:
-        out = text + "0" * (n - k)
-    elif 0 < n <= 21:
-        out = text[:n] + "." + text[n:]
-    elif -6 < n <= 0:
-        out = "0." + "0" * -n + text
-    else:
-        e = n - 1
-        out = text[0] + ("." + text[1:] if k > 1 else "") + "e" + ("+" if e > 0 else "-") + str(abs(e))
-    return ("-" if sign else "") + out
-
-
-def jcs(value: Any) -> str:
-    """The RFC 8785 (JCS) text of a JSON value."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) in (int, float):
-        return _jcs_number(value)
-    if type(value) is str:
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ",".join(jcs(v) for v in value) + "]"
-    if type(value) is dict:
-        keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
-        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + jcs(value[k]) for k in keys) + "}"
-    raise AdapterError.at("", "NOT_REPRESENTABLE", f"a {type(value).__name__} is not JSON")
 
 
 _PAM_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:\d{2})?$")
@@ -953,7 +911,7 @@ FORM = Form(
     FORM_NAME, FRAMEWORK,
     "Portable AI Memory 1.0 documents: the memory store, conversation and embeddings files of an export "
     "(a bundle directory on the command line).",
-    _encode, _decode, report=_report, files=(lambda p: read_bundle(p), _write_path))
+    _encode, _decode, file=Files(lambda p: read_bundle(p), _write_path), report=_report)
 
 FORMS = (FORM,)
 __all__ = ["FORM", "FORMS", "bundle_files", "content_hash", "integrity_checksum", "jcs", "read_bundle",
