@@ -886,9 +886,7 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
                            f"{form.framework} on the command line")
     if args.loss_report is not None and args.to_form is None:
         return _usage(ctx, "--loss-report goes with --to-form")
-    own_files = not isinstance(form.file, str)
-    if own_files and args.to_form is None and args.file != "-":
-        return _adapt_files_forth(form, args, ctx)
+    src: _Source | None = None
     try:
         scope = _scope_options(args.scope)
         if args.to_form is not None:
@@ -896,99 +894,130 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
                 raise _Usage(f"--from names the encoding of the records with --to-form: {args.source!r}")
             args.source, args.stream = ("jsonl" if args.source == "json" else args.source), True
             src = _open(args.file, args, ctx)
-        else:
+            return _adapt_back(src, form, args, ctx)
+        if isinstance(form.file, str) or args.file == "-":
             args.source, args.stream = "json", False
             src = _open(args.file, args, ctx)
-        if args.to_form is not None and own_files and args.output != "-":
-            return _adapt_files_back(src, form, args, ctx)
-        out = _Output(args.output, ctx)
+        return _adapt_forth(src, form, scope, args, ctx)
     except _Usage as e:
-        return _usage(ctx, str(e))
-    done = False
-    try:
-        if args.to_form is not None:
-            done = _adapt_back(src, form, out, args, ctx)
-        else:
-            done = _adapt_forth(src, form, scope, out, args, ctx)
-        if done:
-            out.commit()
-    except _Usage as e:
-        done = False
         return _usage(ctx, str(e))
     except OSError as e:
         return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
     finally:
-        if not done:
-            out.discard()
-        src.close()
-    return 0 if done else 1
+        if src is not None:
+            src.close()
 
 
-def _adapt_files_forth(form: Any, args: argparse.Namespace, ctx: _Context) -> int:
-    """--from a bridge form on a path: the form reads its own files (a PAM
-    bundle directory, an Agent File)."""
+def _adapt_items(src: _Source | None, form: Any, args: argparse.Namespace, ctx: _Context) -> list[Any]:
+    """The items given to --from FORM, as ``form.file`` holds them: a JSON
+    array, one document, JSON Lines, or (``src`` None) the form's own files
+    at the path."""
+    import json
+
+    if src is None:  # the form reads its own files (a PAM bundle directory, an Agent File)
+        path = args.file
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) \
+            if os.path.isdir(path) else os.path.getsize(path)
+        if size > ctx.limits.max_document_bytes:
+            raise _Usage(f"{path} has {size} bytes; the limit is {ctx.limits.max_document_bytes}")
+        found: list[Any] = form.file.read(path)
+        return found
+    data, _ = _read_document(src, ctx.limits)
+
+    def parse(text: bytes, where: str) -> Any:
+        try:
+            return json.loads(text, object_pairs_hook=_duplicate_free, parse_float=_finite,
+                              parse_constant=_no_constant)
+        except (ValueError, RecursionError) as e:
+            raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
+
+    shape = form.file if isinstance(form.file, str) else "list"
+    if shape == "lines":  # one item per line; blank lines are skipped
+        items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
+    else:
+        items = parse(data, "the items are")
+        if shape == "document" and isinstance(items, dict):
+            items = [items]
+    if not isinstance(items, list):
+        raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
+    return items
+
+
+def _adapt_forth(src: _Source | None, form: Any, scope: dict[str, Any], args: argparse.Namespace,
+                 ctx: _Context) -> int:
+    """--from FORM: the items to records, written as a stream."""
     from memorywire.adapters import AdapterError
 
+    where = args.file if src is None else src.name
+    out: _Output | None = None
     try:
-        scope = _scope_options(args.scope)
-        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(args.file) for f in fs) \
-            if os.path.isdir(args.file) else os.path.getsize(args.file)
-        if size > ctx.limits.max_document_bytes:
-            raise _Usage(f"{args.file} has {size} bytes; the limit is {ctx.limits.max_document_bytes}")
-        items = form.file.read(args.file)
-        records = form.to_records(items, **scope)
+        records = form.to_records(_adapt_items(src, form, args, ctx), **scope)
         out = _Output(args.output, ctx)
-    except _Usage as e:
-        return _usage(ctx, str(e))
-    except OSError as e:
-        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
-    except (AdapterError, MemorywireError) as e:
-        ctx.stderr.write(_text_lines(args.file, 1, e))
-        return 1
-    try:
         writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
         for record in records:
             writer.write(record)
         out.commit()
-    except MemorywireError as e:
-        out.discard()
-        ctx.stderr.write(_text_lines(args.file, 1, e))
+        out = None
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    except (AdapterError, MemorywireError) as e:
+        ctx.stderr.write(_text_lines(where, 1, e))
         return 1
-    except _Usage as e:
-        out.discard()
-        return _usage(ctx, str(e))
+    finally:
+        if out is not None:
+            out.discard()
     return 0
 
 
-def _adapt_files_back(src: _Source, form: Any, args: argparse.Namespace, ctx: _Context) -> int:
-    """--to-form a bridge form with an output path: the form writes its own
-    files where the path is of their kind, else the JSON list of items."""
+def _adapt_back(src: _Source, form: Any, args: argparse.Namespace, ctx: _Context) -> int:
+    """--to-form FORM: records to the items, written as ``form.file`` holds
+    them (a form's own files where the output path is of their kind), and
+    the loss report."""
     import json
 
-    from memorywire.adapters import AdapterError
+    from memorywire.adapters import AdapterError, to_value
 
+    records: list[dict[str, Any]] = []
+    for position, item in _documents(src, _stream_encoding(src), args, ctx):
+        if isinstance(item, MemorywireError):
+            ctx.stderr.write(_text_lines(src.name, position, item))
+            return 1
+        records.append(item[0])
+    out: _Output | None = None
     try:
-        records: list[dict[str, Any]] = []
-        for position, item in _documents(src, _stream_encoding(src), args, ctx):
-            if isinstance(item, MemorywireError):
-                ctx.stderr.write(_text_lines(src.name, position, item))
-                return 1
-            records.append(item[0])
-        items, report = form.from_records_reporting(records)
-        if not form.file.write(items, args.output):
+        report = None
+        if args.loss_report is not None:
+            items, report = form.from_records_reporting(records)
+        else:
+            items = form.from_records(records)
+        if isinstance(form.file, str) or args.output == "-" or not form.file.write(items, args.output):
+            shape = form.file if isinstance(form.file, str) else "list"
+
+            def dump(x: Any) -> str:
+                # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
+                return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
+
+            if shape == "lines":
+                text = "\n".join(dump(x) for x in items)
+            else:
+                text = dump(items[0] if shape == "document" and len(items) == 1 else items)
             out = _Output(args.output, ctx)
-            out.write(json.dumps(items, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
+            out.write(text.encode("utf-8") + b"\n")
             out.commit()
-        _write_loss_report(report, args, ctx)
+            out = None
+        if report is not None:
+            _write_loss_report(report, args, ctx)
     except AdapterError as e:
         ctx.stderr.write(_text_lines(src.name, 1, e))
         return 1
-    except _Usage as e:
-        return _usage(ctx, str(e))
+    except ValueError as e:
+        ctx.stderr.write(f"{src.name}:1: /: the items have no JSON form: {e} [NOT_REPRESENTABLE]\n")
+        return 1
     except OSError as e:
         return _usage(ctx, f"cannot write {args.output}: {e.strerror or e}")
     finally:
-        src.close()
+        if out is not None:
+            out.discard()
     return 0
 
 
@@ -1036,80 +1065,6 @@ def _finite(token: str) -> float:
 def _no_constant(token: str) -> float:
     raise ValueError(f"{token} is not JSON")
 
-
-def _adapt_forth(src: _Source, form: Any, scope: dict[str, Any], out: _Output, args: argparse.Namespace,
-                 ctx: _Context) -> bool:
-    import json
-
-    from memorywire.adapters import AdapterError
-
-    try:
-        data, _ = _read_document(src, ctx.limits)
-        def parse(text: bytes, where: str) -> Any:
-            try:
-                return json.loads(text, object_pairs_hook=_duplicate_free, parse_float=_finite,
-                                  parse_constant=_no_constant)
-            except (ValueError, RecursionError) as e:
-                raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
-
-        shape = form.file if isinstance(form.file, str) else "list"
-        if shape == "lines":  # one item per line; blank lines are skipped
-            items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
-        else:
-            items = parse(data, "the items are")
-            if shape == "document" and isinstance(items, dict):
-                items = [items]
-        if not isinstance(items, list):
-            raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
-        records = form.to_records(items, **scope)
-        writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
-        for record in records:
-            writer.write(record)
-    except AdapterError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    except MemorywireError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    return True
-
-
-def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace, ctx: _Context) -> bool:
-    import json
-
-    from memorywire.adapters import AdapterError, to_value
-
-    records: list[dict[str, Any]] = []
-    for position, item in _documents(src, _stream_encoding(src), args, ctx):
-        if isinstance(item, MemorywireError):
-            ctx.stderr.write(_text_lines(src.name, position, item))
-            return False
-        records.append(item[0])
-    try:
-        if args.loss_report is not None:
-            items, report = form.from_records_reporting(records)
-        else:
-            items = form.from_records(records)
-        shape = form.file if isinstance(form.file, str) else "list"
-
-        def dump(x: Any) -> str:
-            # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
-            return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
-
-        if shape == "lines":
-            text = "\n".join(dump(x) for x in items)
-        else:
-            text = dump(items[0] if shape == "document" and len(items) == 1 else items)
-        if args.loss_report is not None:
-            _write_loss_report(report, args, ctx)
-    except AdapterError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    except ValueError as e:
-        ctx.stderr.write(f"{src.name}:1: /: the items have no JSON form: {e} [NOT_REPRESENTABLE]\n")
-        return False
-    out.write(text.encode("utf-8") + b"\n")
-    return True
 
 
 # -- inspect ---------------------------------------------------------------------
