@@ -250,3 +250,11 @@ def test_the_comparison_can_fail() -> None:
     records = PAM.to_records(docs)
     records[1]["native"]["record"]["$set"]["summary"] = "changed"
     assert exact(PAM.from_records(records), docs) is not None
+
+
+def test_a_missing_bundle_is_a_usage_error(tmp_path: Path) -> None:
+    out, err = io.BytesIO(), io.StringIO()
+    missing = tmp_path / "no-bundle"
+    assert run(["adapt", "--from", "pam.memory_store", str(missing), "-o", str(tmp_path / "r.jsonl")],
+               stdin=io.BytesIO(), stdout=out, stderr=err) == 2
+    assert f"cannot read {missing}" in err.getvalue() and not (tmp_path / "r.jsonl").exists()
