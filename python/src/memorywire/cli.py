@@ -152,11 +152,14 @@ ADAPT_EPILOG = """\
 The items are read from a JSON list, as the framework's serializer or store
 gives them (a store row is an object of column name to value); a file of an
 interchange format is read as it is (an .omi.json document or an AIMEM
-Bundle, the lines of an .omi.jsonl file) and written back so. The records
-are written as a stream, canonical; errors are reported as by validate, with
-the JSON Pointer of the offending member of the items, and nothing is written.
-With --to-form, --loss-report lists what the form does not carry of each
-record. The forms and their mappings are described in spec/v1/adapters/.
+Bundle, the lines of an .omi.jsonl file) and written back so, and a format
+of its own files is read from its path (a PAM bundle directory, a Letta .af
+file) and written to an output path of its kind. The records are written as
+a stream, canonical; errors are reported as by validate, with the JSON
+Pointer of the offending member of the items, and nothing is written. With
+--to-form, --loss-report writes the loss report: record by record, what the
+form's own fields do not carry and where it is kept, if anywhere. The forms
+and their mappings are described in spec/v1/adapters/.
 
 examples:
   memorywire adapt --list
@@ -165,6 +168,7 @@ examples:
   memorywire adapt --from openai_agents.session_item items.json | \\
       memorywire adapt --to-form langchain.messages_to_dict -
   memorywire adapt records.jsonl --to-form aimem.bundle --loss-report lost.json -o brain.aimem.json
+  memorywire adapt --from pam.memory_store export-bundle/ -o records.jsonl
 """
 
 
@@ -290,8 +294,8 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
                        help="the output file, or - for standard output (the default)")
     adapt.add_argument("--list", action="store_true", help="list the forms and exit")
     adapt.add_argument("--loss-report", metavar="FILE",
-                       help="with --to-form, write to FILE, record by record, what the form does not carry "
-                            "(JSON)")
+                       help="with --to-form, write the loss report to FILE (JSON): record by record, what "
+                            "the form's own fields do not carry and where it is kept, if anywhere")
     adapt.add_argument("--max-document-bytes", type=_bounded("max_document_bytes"), metavar="N",
                        default=Limits().max_document_bytes,
                        help="the greatest size of the input, and of one record, in bytes")
@@ -880,6 +884,9 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
     if form.extra is not None:
         return _usage(ctx, f"{name} holds Python objects, not JSON; use another form of "
                            f"{form.framework} on the command line")
+    if args.loss_report is not None and args.to_form is None:
+        return _usage(ctx, "--loss-report goes with --to-form")
+    src: _Source | None = None
     try:
         scope = _scope_options(args.scope)
         if args.to_form is not None:
@@ -887,30 +894,141 @@ def _adapt(args: argparse.Namespace, ctx: _Context) -> int:
                 raise _Usage(f"--from names the encoding of the records with --to-form: {args.source!r}")
             args.source, args.stream = ("jsonl" if args.source == "json" else args.source), True
             src = _open(args.file, args, ctx)
-        else:
+            return _adapt_back(src, form, args, ctx)
+        if isinstance(form.file, str) or args.file == "-":
             args.source, args.stream = "json", False
             src = _open(args.file, args, ctx)
-        out = _Output(args.output, ctx)
+        return _adapt_forth(src, form, scope, args, ctx)
     except _Usage as e:
-        return _usage(ctx, str(e))
-    done = False
-    try:
-        if args.to_form is not None:
-            done = _adapt_back(src, form, out, args, ctx)
-        else:
-            done = _adapt_forth(src, form, scope, out, args, ctx)
-        if done:
-            out.commit()
-    except _Usage as e:
-        done = False
         return _usage(ctx, str(e))
     except OSError as e:
         return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
     finally:
-        if not done:
+        if src is not None:
+            src.close()
+
+
+def _adapt_items(src: _Source | None, form: Any, args: argparse.Namespace, ctx: _Context) -> list[Any]:
+    """The items given to --from FORM, as ``form.file`` holds them: a JSON
+    array, one document, JSON Lines, or (``src`` None) the form's own files
+    at the path."""
+    import json
+
+    if src is None:  # the form reads its own files (a PAM bundle directory, an Agent File)
+        path = args.file
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) \
+            if os.path.isdir(path) else os.path.getsize(path)
+        if size > ctx.limits.max_document_bytes:
+            raise _Usage(f"{path} has {size} bytes; the limit is {ctx.limits.max_document_bytes}")
+        found: list[Any] = form.file.read(path)
+        return found
+    data, _ = _read_document(src, ctx.limits)
+
+    def parse(text: bytes, where: str) -> Any:
+        try:
+            return json.loads(text, object_pairs_hook=_duplicate_free, parse_float=_finite,
+                              parse_constant=_no_constant)
+        except (ValueError, RecursionError) as e:
+            raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
+
+    shape = form.file if isinstance(form.file, str) else "list"
+    if shape == "lines":  # one item per line; blank lines are skipped
+        items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
+    else:
+        items = parse(data, "the items are")
+        if shape == "document" and isinstance(items, dict):
+            items = [items]
+    if not isinstance(items, list):
+        raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
+    return items
+
+
+def _adapt_forth(src: _Source | None, form: Any, scope: dict[str, Any], args: argparse.Namespace,
+                 ctx: _Context) -> int:
+    """--from FORM: the items to records, written as a stream."""
+    from memorywire.adapters import AdapterError
+
+    where = args.file if src is None else src.name
+    out: _Output | None = None
+    try:
+        records = form.to_records(_adapt_items(src, form, args, ctx), **scope)
+        out = _Output(args.output, ctx)
+        writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
+        for record in records:
+            writer.write(record)
+        out.commit()
+        out = None
+    except OSError as e:
+        return _usage(ctx, f"cannot read {args.file}: {e.strerror or e}")
+    except (AdapterError, MemorywireError) as e:
+        ctx.stderr.write(_text_lines(where, 1, e))
+        return 1
+    finally:
+        if out is not None:
             out.discard()
-        src.close()
-    return 0 if done else 1
+    return 0
+
+
+def _adapt_back(src: _Source, form: Any, args: argparse.Namespace, ctx: _Context) -> int:
+    """--to-form FORM: records to the items, written as ``form.file`` holds
+    them (a form's own files where the output path is of their kind), and
+    the loss report."""
+    import json
+
+    from memorywire.adapters import AdapterError, to_value
+
+    records: list[dict[str, Any]] = []
+    for position, item in _documents(src, _stream_encoding(src), args, ctx):
+        if isinstance(item, MemorywireError):
+            ctx.stderr.write(_text_lines(src.name, position, item))
+            return 1
+        records.append(item[0])
+    out: _Output | None = None
+    try:
+        report = None
+        if args.loss_report is not None:
+            items, report = form.from_records_reporting(records)
+        else:
+            items = form.from_records(records)
+        if isinstance(form.file, str) or args.output == "-" or not form.file.write(items, args.output):
+            shape = form.file if isinstance(form.file, str) else "list"
+
+            def dump(x: Any) -> str:
+                # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
+                return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
+
+            if shape == "lines":
+                text = "\n".join(dump(x) for x in items)
+            else:
+                text = dump(items[0] if shape == "document" and len(items) == 1 else items)
+            out = _Output(args.output, ctx)
+            out.write(text.encode("utf-8") + b"\n")
+            out.commit()
+            out = None
+        if report is not None:
+            _write_loss_report(report, args, ctx)
+    except AdapterError as e:
+        ctx.stderr.write(_text_lines(src.name, 1, e))
+        return 1
+    except ValueError as e:
+        ctx.stderr.write(f"{src.name}:1: /: the items have no JSON form: {e} [NOT_REPRESENTABLE]\n")
+        return 1
+    except OSError as e:
+        return _usage(ctx, f"cannot write {args.output}: {e.strerror or e}")
+    finally:
+        if out is not None:
+            out.discard()
+    return 0
+
+
+def _write_loss_report(report: Any, args: argparse.Namespace, ctx: _Context) -> None:
+    import json
+
+    if args.loss_report is None:
+        return
+    out = _Output(args.loss_report, ctx)
+    out.write(json.dumps(report.to_json(), ensure_ascii=False, indent=2).encode("utf-8") + b"\n")
+    out.commit()
 
 
 def _scope_options(options: list[str]) -> dict[str, Any]:
@@ -947,79 +1065,6 @@ def _finite(token: str) -> float:
 def _no_constant(token: str) -> float:
     raise ValueError(f"{token} is not JSON")
 
-
-def _adapt_forth(src: _Source, form: Any, scope: dict[str, Any], out: _Output, args: argparse.Namespace,
-                 ctx: _Context) -> bool:
-    import json
-
-    from memorywire.adapters import AdapterError
-
-    try:
-        data, _ = _read_document(src, ctx.limits)
-        def parse(text: bytes, where: str) -> Any:
-            try:
-                return json.loads(text, object_pairs_hook=_duplicate_free, parse_float=_finite,
-                                  parse_constant=_no_constant)
-            except (ValueError, RecursionError) as e:
-                raise decode_error("INVALID_JSON", "", f"{where} not JSON: {e}") from None
-
-        if form.file == "lines":  # one item per line; blank lines are skipped
-            items = [parse(line, f"line {n} is") for n, line in enumerate(data.splitlines(), 1) if line.strip()]
-        else:
-            items = parse(data, "the items are")
-            if form.file == "document" and isinstance(items, dict):
-                items = [items]
-        if not isinstance(items, list):
-            raise decode_error("TYPE_MISMATCH", "", "the items are a JSON list (an array)")
-        records = form.to_records(items, **scope)
-        writer = stream.Writer(out, args.to, type=DEFAULT_TYPE, limits=ctx.limits)
-        for record in records:
-            writer.write(record)
-    except AdapterError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    except MemorywireError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    return True
-
-
-def _adapt_back(src: _Source, form: Any, out: _Output, args: argparse.Namespace, ctx: _Context) -> bool:
-    import json
-
-    from memorywire.adapters import AdapterError, to_value
-
-    records: list[dict[str, Any]] = []
-    for position, item in _documents(src, _stream_encoding(src), args, ctx):
-        if isinstance(item, MemorywireError):
-            ctx.stderr.write(_text_lines(src.name, position, item))
-            return False
-        records.append(item[0])
-    try:
-        items = form.from_records(records)
-
-        def dump(x: Any) -> str:
-            # What JSON cannot hold (bytes, big integers stay) is written with the value tags.
-            return json.dumps(x, ensure_ascii=False, allow_nan=False, default=lambda v: to_value(v))
-
-        if form.file == "lines":
-            text = "\n".join(dump(x) for x in items)
-        else:
-            text = dump(items[0] if form.file == "document" and len(items) == 1 else items)
-        if args.loss_report is not None:
-            from memorywire.adapters._bridge import loss_report, losses
-
-            with open(args.loss_report, "w", encoding="utf-8") as report:
-                json.dump(loss_report(losses(form, records)), report, ensure_ascii=False, indent=1)
-                report.write("\n")
-    except AdapterError as e:
-        ctx.stderr.write(_text_lines(src.name, 1, e))
-        return False
-    except ValueError as e:
-        ctx.stderr.write(f"{src.name}:1: /: the items have no JSON form: {e} [NOT_REPRESENTABLE]\n")
-        return False
-    out.write(text.encode("utf-8") + b"\n")
-    return True
 
 
 # -- inspect ---------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from harness import DATA, assert_exact, assert_round_trip, assert_service_round_trip, load
 
 from memorywire.adapters import FORMS, AdapterError
-from memorywire.adapters._bridge import NO_TARGET_FIELD, jcs, loss_report, losses
+from memorywire.adapters._bridge import NO_TARGET_FIELD, SUBSTITUTED, jcs
 from memorywire.adapters.aimem import PRODUCER, checksum, content_hash
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -147,18 +147,23 @@ def _like(doc: Any, shape: Any) -> Any:
 
 def test_what_a_bundle_cannot_carry_is_listed_record_by_record() -> None:
     records = _examples()
-    found = losses(BUNDLE, records)
-    report = loss_report(found)
-    assert {entry["record"] for entry in report} == {r["id"] for r in records}
-    back = {r["id"]: r for r in BUNDLE.to_records(BUNDLE.from_records(records))}
+    bundles, report = BUNDLE.from_records_reporting(records)
+    assert bundles == BUNDLE.from_records(records) and report.form == "aimem.bundle"
+    assert report.records == len(records)
+    # A bundle has no extension point for another producer's records: every entry is lost.
+    found = report.lost
+    assert found == report.entries
+    assert {x.id for x in found} == {r["id"] for r in records}
+    assert all(records[x.record]["id"] == x.id for x in found)
+    back = {r["id"]: r for r in BUNDLE.to_records(bundles)}
     for record in records:
-        lost = [x.pointer for x in found if x.record == record["id"]]
+        lost = [x.pointer for x in found if x.id == record["id"]]
         # What is not listed came back exactly; what is listed did not.
         assert_exact(_without(record, lost), _without(_like(back[record["id"]], record), lost))
-        message = next((x for x in found if x.record == record["id"] and x.pointer == "/message"), None)
+        message = next((x for x in found if x.id == record["id"] and x.pointer == "/message"), None)
         if record["kind"] == "message":
-            assert message is not None and message.reason == NO_TARGET_FIELD
-    assert losses(FORMS["omi.document"], records) == []
+            assert message is not None and message.reason == NO_TARGET_FIELD and message.change == "set"
+    assert FORMS["omi.document"].from_records_reporting(records)[1].entries == []
 
 
 def test_records_without_an_envelope_get_memorywire_chunk_ids_back() -> None:
@@ -174,8 +179,8 @@ def test_records_without_an_envelope_get_memorywire_chunk_ids_back() -> None:
 
 def test_a_time_the_bundle_requires_is_reported_when_the_record_lacks_it() -> None:
     record = next(r for r in _examples() if "created_at" not in r)
-    found = [x for x in losses(BUNDLE, [record]) if x.pointer == "/created_at"]
-    assert [x.reason for x in found] == ["SUBSTITUTED"]
+    found = [x for x in BUNDLE.from_records_reporting([record])[1].entries if x.pointer == "/created_at"]
+    assert [(x.change, x.kept, x.reason) for x in found] == [("absent", None, SUBSTITUTED)]
 
 
 def test_the_command_line_writes_a_bundle_and_its_loss_report(tmp_path: Path) -> None:
@@ -194,7 +199,7 @@ def test_the_command_line_writes_a_bundle_and_its_loss_report(tmp_path: Path) ->
     bundle = json.loads(out.getvalue())
     assert bundle["checksum"] == checksum(bundle) and bundle["tenant_id"] == "urn:memorywire:user:u-4821"
     decoded = [memorywire.json.decode(line) for line in stream.splitlines()]
-    assert json.loads(report.read_text("utf-8")) == loss_report(losses(BUNDLE, decoded))
+    assert json.loads(report.read_text("utf-8")) == BUNDLE.from_records_reporting(decoded)[1].to_json()
     path = tmp_path / "brain.aimem.json"
     path.write_bytes(out.getvalue())
     out = io.BytesIO()

@@ -60,6 +60,7 @@ DOCUMENTS: Mapping[str, str] = {
     "adapters/omi.md": "OMI",
     "adapters/openai.md": "OPENAI",
     "adapters/openai-agents.md": "OAGENTS",
+    "adapters/pam.md": "PAM",
 }
 #: The key words that make a sentence a requirement, longest first.
 KEYWORDS = ("MUST NOT", "MUST", "REQUIRED", "SHALL NOT", "SHALL")

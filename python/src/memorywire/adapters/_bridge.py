@@ -1,16 +1,17 @@
 """What the bridges to other interchange formats share: the readable text of
-a record, the loss report of a format without an extension point, and the
-JSON Canonicalization Scheme (RFC 8785) that their checksums use
+a record, the loss report of every form (spec/v1/adapters/README.md §12.2),
+and the JSON Canonicalization Scheme (RFC 8785) that their checksums use
 (spec/v1/adapters/omi.md, spec/v1/adapters/aimem.md)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from memorywire.adapters._kit import canonical_json, memory_text, pointer_token
+from memorywire.adapters._kit import AdapterError, canonical_json, memory_text, pointer_token
+from memorywire.adapters._patch import paths, same
 
 #: The kinds whose payload is a memory of text (memory_text reads them).
 MEMORY_KINDS = frozenset({"fact", "episode", "procedure", "emotion", "summary", "block", "custom"})
@@ -41,63 +42,97 @@ def readable(record: Mapping[str, Any]) -> str:
 
 # -- Loss report ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Loss:
-    """One member of a record that a target format cannot carry: where it
-    is in the record (a JSON Pointer), a reason token and a sentence."""
-
-    record: str
-    pointer: str
-    reason: str
-    detail: str
-
-
-#: The reasons of a loss.
-NO_TARGET_FIELD = "NO_TARGET_FIELD"     # the target has no field and no extension point for the member
-REWRITTEN = "REWRITTEN"                 # the target requires another form of the value (an id, a time)
-SUBSTITUTED = "SUBSTITUTED"             # the target requires a value the record does not have
+#: The reasons of a loss report entry (README.md §12.2).
+NO_TARGET_FIELD = "NO_TARGET_FIELD"     # the target's own fields do not carry the member's value
+REWRITTEN = "REWRITTEN"                 # what was written holds another value, and nothing keeps the original
+SUBSTITUTED = "SUBSTITUTED"             # the target requires a value the record lacks: one was filled in
 #: The members a target may require that a record can lack.
 SUBSTITUTABLE = ("created_at",)
 
 
-def loss_report(losses: Iterable[Loss]) -> list[dict[str, Any]]:
-    """The losses as JSON: one entry per record, in the order of first
-    loss, each ``{"record": id, "lost": [{"pointer", "reason", "detail"}]}``."""
-    by_record: dict[str, list[dict[str, str]]] = {}
-    for loss in losses:
-        by_record.setdefault(loss.record, []).append(
-            {"pointer": loss.pointer, "reason": loss.reason, "detail": loss.detail})
-    return [{"record": rid, "lost": lost} for rid, lost in by_record.items()]
+@dataclass(frozen=True)
+class LossEntry:
+    """One member of one record that the target's own fields do not carry:
+    the record's index and id, a JSON Pointer into it, what happened
+    (``set``: the record's member is not carried; ``absent``: the target
+    carries a value the record lacks), where in the items written it is
+    kept (a JSON Pointer, or None: lost), and a reason token."""
+
+    record: int
+    id: str
+    pointer: str
+    change: str
+    kept: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"record": self.record, "id": self.id, "pointer": self.pointer, "change": self.change,
+                "kept": self.kept, "reason": self.reason}
 
 
-def member_losses(record: Mapping[str, Any], carried: Mapping[str, Any], target: str,
-                  prefix: str = "", rid: str | None = None) -> list[Loss]:
-    """A loss for every member of ``record`` that ``carried`` (what the
-    target gives back) does not hold equally, member by member, down to
-    the first member that differs."""
-    rid = str(record.get("id", "")) if rid is None else rid
-    out: list[Loss] = []
+@dataclass
+class LossReport:
+    """The loss report of one from records (README.md §12.2)::
+
+        {"form": "pam.memory_store", "records": 12,
+         "entries": [{"record": 3, "id": "r-7", "pointer": "/fact/subject", "change": "set",
+                      "kept": "/0/memories/2/metadata/memorywire", "reason": "NO_TARGET_FIELD"}]}
+    """
+
+    form: str
+    records: int = 0
+    entries: list[LossEntry] = field(default_factory=list)
+
+    @property
+    def lost(self) -> list[LossEntry]:
+        """The entries that nothing keeps."""
+        return [e for e in self.entries if e.kept is None]
+
+    def add_patch(self, index: int, record: Mapping[str, Any], patch: Mapping[str, Any], kept: str | None) -> None:
+        """One entry per member that ``patch`` (a remainder, kept at
+        ``kept``) changes, in the order of their pointers."""
+        rid = str(record.get("id", ""))
+        for pointer, change in sorted(paths(patch)):
+            self.entries.append(LossEntry(index, rid, pointer, change, kept,
+                                          SUBSTITUTED if change == "absent" else NO_TARGET_FIELD))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"form": self.form, "records": self.records, "entries": [e.to_json() for e in self.entries]}
+
+
+def read_back_report(form: Any, records: list[dict[str, Any]]) -> tuple[list[Any], LossReport]:
+    """The items of ``records`` (already in their order) and the report of
+    a form that keeps no remainder of its own: the items are read back and
+    every member of each record that does not come back equal is lost."""
+    items = form.decode(records)
+    back = {str(r.get("id")): r for r in form.to_records(items)}
+    report = LossReport(form.name, len(records))
+    for index, record in enumerate(records):
+        rid = str(record.get("id"))
+        if rid not in back:
+            report.entries.append(LossEntry(index, rid, "", "set", None, NO_TARGET_FIELD))
+            continue
+        found = _member_losses(record, back[rid], "")
+        found.extend((f"/{key}", "absent", SUBSTITUTED) for key in SUBSTITUTABLE
+                     if key not in record and key in back[rid])
+        report.entries.extend(LossEntry(index, rid, pointer, change, None, reason)
+                              for pointer, change, reason in sorted(found))
+    return items, report
+
+
+def _member_losses(record: Mapping[str, Any], carried: Mapping[str, Any], prefix: str) -> list[tuple[str, str, str]]:
+    """``(pointer, "set", reason)`` of every member of ``record`` that
+    ``carried`` does not hold equally, down to the first member that differs."""
+    out: list[tuple[str, str, str]] = []
     for key, value in record.items():
         pointer = f"{prefix}/{pointer_token(key)}"
         if key not in carried:
-            out.append(Loss(rid, pointer, NO_TARGET_FIELD, f"{target} has no field for {pointer}"))
+            out.append((pointer, "set", NO_TARGET_FIELD))
         elif type(value) is dict and type(carried[key]) is dict:
-            out.extend(member_losses(value, carried[key], target, pointer, rid))
+            out.extend(_member_losses(value, carried[key], pointer))
         elif not same(value, carried[key]):
-            out.append(Loss(rid, pointer, REWRITTEN, f"{target} holds another value at {pointer}"))
+            out.append((pointer, "set", REWRITTEN))
     return out
-
-
-def same(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if type(a) is float:
-        return math.copysign(1.0, a) == math.copysign(1.0, b) and (a == b or (math.isnan(a) and math.isnan(b)))
-    if type(a) is list:
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
 
 
 # -- JSON Canonicalization Scheme (RFC 8785) -----------------------------------------------------
@@ -113,8 +148,8 @@ def jcs(value: Any) -> str:
         return "false"
     if type(value) is str:
         return _string(value)
-    if type(value) is int:
-        return str(value)
+    if type(value) is int:  # an IEEE 754 double, as every JSON number of RFC 8785
+        return str(value) if abs(value) <= 2**53 else _number(float(value))
     if type(value) is float:
         return _number(value)
     if type(value) is list:
@@ -122,7 +157,7 @@ def jcs(value: Any) -> str:
     if type(value) is dict:
         keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
         return "{" + ",".join(f"{_string(k)}:{jcs(value[k])}" for k in keys) + "}"
-    raise TypeError(f"a {type(value).__name__} is not JSON")
+    raise AdapterError.at("", "NOT_REPRESENTABLE", f"a {type(value).__name__} is not JSON")
 
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -169,22 +204,3 @@ def _shortest(x: float) -> tuple[str, int]:
         return digits, len(whole) - 1
     stripped = frac.lstrip("0")
     return stripped.rstrip("0"), -(len(frac) - len(stripped)) - 1
-
-
-def losses(form: Any, records: Iterable[Mapping[str, Any]]) -> list[Loss]:
-    """What ``form`` loses of ``records``: every member that the items of
-    the form, read back, do not give again, record by record."""
-    listed = [dict(r) for r in records]
-    back = {str(r.get("id")): r for r in form.to_records(form.from_records(listed))}
-    out: list[Loss] = []
-    for record in listed:
-        rid = str(record.get("id"))
-        if rid not in back:
-            out.append(Loss(rid, "", NO_TARGET_FIELD, f"{form.name} gives no record {rid!r} back"))
-            continue
-        out.extend(member_losses(record, back[rid], form.name))
-        for key in SUBSTITUTABLE:
-            if key not in record and key in back[rid]:
-                out.append(Loss(rid, f"/{key}", SUBSTITUTED,
-                                f"{form.name} requires /{key}, which the record lacks: a stand-in was written"))
-    return out

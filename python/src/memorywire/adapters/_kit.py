@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -21,6 +21,9 @@ from memorywire._formats import check_format
 from memorywire._model import message
 from memorywire.errors import MemorywireError, ValidationError, Violation
 from memorywire.validation import iter_errors
+
+if TYPE_CHECKING:
+    from memorywire.adapters._bridge import LossReport
 
 Record = dict[str, Any]
 
@@ -62,8 +65,15 @@ class Form:
     decode: Callable[[list[Record]], list[Any]]
     extra: str | None = None
     #: How a file holds the items: a JSON array of them (``list``), one
-    #: item or an array of them (``document``), one item per line (``lines``).
-    file: str = "list"
+    #: item or an array of them (``document``), one item per line
+    #: (``lines``); or, for a format of its own files (a bundle directory,
+    #: several files of one export), the :class:`Files` that read and write
+    #: them (an array of the items on standard input and output).
+    file: str | Files = "list"
+    #: From records with the loss report, for a form that can say where in
+    #: its extension point it keeps each member (README.md §12); any other
+    #: form's report is computed by reading back what it wrote.
+    report: Callable[[list[Record]], tuple[list[Any], LossReport]] | None = None
 
     def to_records(self, items: Iterable[Any], **scope: Any) -> list[Record]:
         """The memorywire records of ``items``, in their order; ``scope``
@@ -77,6 +87,28 @@ class Form:
         if listed and all(type(r.get("sequence")) is int for r in listed):
             listed.sort(key=lambda r: r["sequence"])
         return self.decode(listed)
+
+    def from_records_reporting(self, records: Iterable[Mapping[str, Any]]) -> tuple[list[Any], LossReport]:
+        """:meth:`from_records` and its loss report (README.md §12.2), whose
+        record indexes count the records in the order they are written."""
+        from memorywire.adapters._bridge import read_back_report
+
+        listed = [dict(r) for r in records]
+        if listed and all(type(r.get("sequence")) is int for r in listed):
+            listed.sort(key=lambda r: r["sequence"])
+        if self.report is not None:
+            return self.report(listed)
+        return read_back_report(self, listed)
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files of a format of its own: ``read(path)`` gives the items of
+    a file or directory; ``write(items, path)`` writes them there and
+    returns False for a path that is not of its kind (nothing written)."""
+
+    read: Callable[[str], list[Any]]
+    write: Callable[[list[Any], str], bool]
 
 
 def check_scope(scope: Mapping[str, Any]) -> dict[str, Any]:

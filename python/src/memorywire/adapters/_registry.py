@@ -10,7 +10,7 @@ from memorywire.adapters._kit import Form
 
 #: Every adapter module of memorywire.adapters, each with a ``FORMS`` tuple.
 MODULES: tuple[str, ...] = ("agency_swarm", "agentscope", "aimem", "autogen", "langchain", "langgraph", "letta",
-                           "mem0", "metagpt", "mif", "omi", "openai", "openai_agents")
+                           "letta_agent_file", "mem0", "metagpt", "mif", "omi", "openai", "openai_agents", "pam")
 
 
 def forms() -> Mapping[str, Form]:

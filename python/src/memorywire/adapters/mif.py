@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from memorywire.adapters._bridge import readable, same
+from memorywire.adapters._bridge import readable
 from memorywire.adapters._kit import (
     ID_NAMESPACE,
     AdapterError,
@@ -23,6 +23,7 @@ from memorywire.adapters._kit import (
     residue_of,
     to_value,
 )
+from memorywire.adapters._patch import same
 
 FRAMEWORK = "mif"
 #: MIF's package, mif-tools, validates documents but has no mapping to test

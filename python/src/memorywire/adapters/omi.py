@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memorywire.adapters._bridge import readable, same
+from memorywire.adapters._bridge import readable
 from memorywire.adapters._kit import (
     AdapterError,
     Form,
@@ -21,6 +21,7 @@ from memorywire.adapters._kit import (
     residue_of,
     to_value,
 )
+from memorywire.adapters._patch import same
 
 FRAMEWORK = "omi"
 #: OMI-AI publishes no package: its forms are checked against its published

@@ -127,3 +127,48 @@ def test_server_blocks_through_the_client(service: Any) -> None:
     for dumped in ([b.to_dict() for b in parsed], [b.model_dump() for b in parsed]):
         assert_service_round_trip(service(), BLOCK, dumped, agent="agent-1")
         assert_service_round_trip(service(), BLOCK, [s.model_dump() for s in _export(blocks)], agent="agent-1")
+
+
+# -- letta.agent_file ------------------------------------------------------------------------------
+
+AGENT_FILE = FORMS["letta.agent_file"]
+_PUBLISHED = sorted((Path(__file__).resolve().parent.parent / "data" / "published" / "letta-agent-file")
+                    .glob("*.af.gz"))
+_ROOT = Path(__file__).resolve().parents[4]
+
+
+@pytest.mark.parametrize("path", _PUBLISHED, ids=lambda p: p.name)
+def test_published_agent_files_come_back_as_letta_reads_them(path: Path) -> None:
+    """Each published Agent File, through memorywire, is the same file, and
+    letta's own AgentFileSchema reads it as it reads the original (letta
+    fills some defaults with new random values each time, so its models of
+    one file are never equal: their agents, messages and blocks are
+    compared by id and content)."""
+    import gzip
+
+    item = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    back = AGENT_FILE.from_records(AGENT_FILE.to_records([item]))
+    doc = json.loads(item) if isinstance(item, str) else item
+    again = json.loads(back[0]) if isinstance(back[0], str) else back[0]
+    assert back == [item]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = AgentFileSchema.model_validate(again), AgentFileSchema.model_validate(doc)
+    assert [(a.id, a.name, a.system, [(m.id, m.role, m.content) for m in a.messages or ()]) for a in ours.agents] \
+        == [(a.id, a.name, a.system, [(m.id, m.role, m.content) for m in a.messages or ()]) for a in theirs.agents]
+    assert [(b.id, b.label, b.value, b.limit) for b in ours.blocks] == \
+        [(b.id, b.label, b.value, b.limit) for b in theirs.blocks]
+
+
+def test_records_of_other_producers_make_an_agent_file_letta_reads() -> None:
+    import memorywire.json
+
+    records = [memorywire.json.decode(p.read_bytes())
+               for p in sorted((_ROOT / "examples" / "v1" / "records").glob("*.json"))]
+    files = AGENT_FILE.from_records(records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = AgentFileSchema.model_validate(files[0])
+    assert len(schema.agents) == 1 and len(schema.agents[0].messages) == sum(r["kind"] == "message" for r in records)
+    assert [b.label for b in schema.blocks] == [r["block"]["label"] for r in records if r["kind"] == "block"]
+    assert json.loads(schema.model_dump_json())["metadata"] == files[0]["metadata"]
