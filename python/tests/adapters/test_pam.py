@@ -52,6 +52,23 @@ def test_the_published_examples_come_back_exactly_in_member_order() -> None:
     assert_round_trip(PAM, docs, ordered=True, user="u-1", session="s-1")
 
 
+def test_two_exports_brought_into_one_store_keep_apart() -> None:
+    """Headers are named by their owner and conversation, not by their
+    place: a second owner's export, whose store and conversation come at the
+    same places, takes none of the first one's identifiers."""
+    first = published()
+    second = copy.deepcopy(first)
+    second[0]["owner"]["id"] = "someone-else"
+    second[0].pop("export_id", None)  # an export's own id names its header
+    second[1]["id"] = "another-conversation"
+    for doc in second[0].get("conversations_index", []):
+        doc["id"] = "another-conversation"
+    ids = [{r["id"] for r in PAM.to_records(docs) if r["kind"] == "custom"} for docs in (first, second)]
+    assert len(ids[0]) == len(ids[1]) >= 2
+    assert not ids[0] & ids[1]
+    assert ids[0] == {r["id"] for r in PAM.to_records(published()) if r["kind"] == "custom"}  # stable
+
+
 def test_the_published_examples_through_the_service(service: Any) -> None:
     assert_service_round_trip(service(), PAM, published(), ordered=True)
 

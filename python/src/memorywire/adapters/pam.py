@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import unicodedata
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from memorywire.adapters import _patch
 from memorywire.adapters._bridge import LossReport, jcs
 from memorywire.adapters._kit import (
+    ID_NAMESPACE,
     AdapterError,
     Files,
     Form,
@@ -33,6 +35,7 @@ from memorywire.adapters._kit import (
     pointer_token,
     residue_of,
     to_value,
+    valid_id,
 )
 
 FRAMEWORK = "pam"
@@ -433,8 +436,14 @@ def _sorted(v: Any) -> Any:
 
 
 def _header(ids: Ids, n: int, doc: Mapping[str, Any], ctype: str, drop: tuple[str, ...], own_id: Any,
-            scope: dict[str, Any]) -> Record:
+            scope: dict[str, Any], named_by: Mapping[str, Any] | None = None) -> Record:
     value = {k: v for k, v in doc.items() if k not in drop}
+    if not valid_id(own_id):
+        # Named by what it heads (its owner, its conversation: ``named_by``, else
+        # its scope), not by its place in the list, so that the headers of two
+        # exports brought into one store do not take each other's identifier.
+        name = "\n".join((FORM_NAME, ctype, canonical_json(dict(named_by if named_by is not None else scope))))
+        own_id = f"urn:uuid:{uuid.uuid5(ID_NAMESPACE, name)}"
     return {"specversion": "1.0", "id": ids.assign(n, own_id), "kind": "custom",
             "custom": {"type": ctype, "value": _sorted(to_value(value))}, **({"scope": dict(scope)} if scope else {})}
 
@@ -485,7 +494,7 @@ def _encode(items: list[Any], scope: dict[str, Any]) -> list[Record]:
     for step in later:
         if type(step) is tuple:
             position, i, doc = step
-            out[position] = _encode_embeddings(doc, i, ids, position, scope, memory_records)
+            out[position] = _encode_embeddings(doc, i, ids, position, scope, memory_records, owner)
     for step in later:
         if type(step) is not tuple:
             step()
@@ -687,7 +696,7 @@ def _conversation_doc(header: Mapping[str, Any] | None, members: Sequence[Mappin
 
 
 def _encode_embeddings(doc: dict[str, Any], i: int, ids: Ids, n: int, scope: dict[str, Any],
-                       memory_records: dict[str, Record]) -> Record:
+                       memory_records: dict[str, Record], owner: Any = None) -> Record:
     entries = doc.get("embeddings")
     if type(entries) is not list:
         raise AdapterError.at(f"/{i}/embeddings", "MISSING_MEMBER", "a PAM embeddings file has a list of embeddings")
@@ -705,7 +714,7 @@ def _encode_embeddings(doc: dict[str, Any], i: int, ids: Ids, n: int, scope: dic
             kept.append(entry)
     value = dict(doc)
     value["embeddings"] = kept
-    header = _header(ids, n, value, "pam.embeddings", (), None, scope)
+    header = _header(ids, n, value, "pam.embeddings", (), None, scope, _scope_for(scope, user=owner))
     cand = _embeddings_doc(header, memory_records)
     _set_residue(header, doc, cand, lambda: cand, f"/{i}")
     return header
