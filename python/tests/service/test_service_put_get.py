@@ -211,6 +211,16 @@ def test_put_takes_record_documents_as_decoded(mw: Client) -> None:
     assert info.value.pointer == "/items/0/record/specversion"
 
 
+def test_import_takes_record_documents_as_decoded(mw: Client) -> None:
+    docs = [memorywire.json.decode(memorywire.json.encode(fact(f"doc-{i}", "read from a file",
+                                                              specversion="1.0"))) for i in range(3)]
+    assert mw.import_(docs)["imported"] == 3
+    assert [r["id"] for r in mw.get(["doc-0", "doc-1", "doc-2"])["records"]] == ["doc-0", "doc-1", "doc-2"]
+    with pytest.raises(memorywire.MemorywireError) as info:  # refused before it is sent
+        mw.import_([dict(docs[0], id="doc-9", specversion="2.0")])
+    assert info.value.pointer == "/records/0/specversion"
+
+
 def test_nul_and_backslashes_in_keys_scopes_and_routing_are_kept_exactly(mw: Client) -> None:
     # PostgreSQL's text holds no NUL: the store must still keep and find them.
     odd = ["a\x00", "a\\0", "a\\", "a\\\\x00", "\x00\\"]

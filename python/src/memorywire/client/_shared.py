@@ -138,6 +138,13 @@ class Settings:
         return cls(opts, tuple(md))
 
 
+def _nested(record: Mapping[str, Any]) -> Doc:
+    """A record document as a request holds it: without the ``specversion``
+    of the version this client speaks, which the request carries (a record
+    of another version keeps it, and the codec says why it cannot go)."""
+    return {k: v for k, v in record.items() if not (k == "specversion" and v == SPECVERSION)}
+
+
 def envelope(doc: Mapping[str, Any], operation_id: str | None = None) -> Doc:
     """A request: ``specversion``, an operation id (a fresh one unless
     given), and the fields of ``doc`` that are not None."""
@@ -285,8 +292,7 @@ class Operations(ABC, Generic[R, W, E]):
         items = []
         for x in records:
             item: Doc = dict(x) if "record" in x else {"record": dict(x)}
-            if item["record"].get("specversion") == SPECVERSION:
-                item["record"] = {k: v for k, v in item["record"].items() if k != "specversion"}
+            item["record"] = _nested(item["record"])
             if mode is not None:
                 item.setdefault("mode", mode)
             if expected_revision is not None:
@@ -419,14 +425,15 @@ class Operations(ABC, Generic[R, W, E]):
         the scope; ``conflict`` (overwrite, skip, new_id, merge) says what
         happens to a record whose id or key is held, ``deduplicate`` leaves
         out records whose content the scope holds, ``dry_run`` writes
-        nothing. Returns ``imported`` and the counts of each outcome."""
+        nothing. Returns ``imported`` and the counts of each outcome. A
+        record's own ``specversion`` is left to the request, as in ``put``."""
         head = envelope({"scope": scope, "mode": mode, "conflict": conflict, "deduplicate": deduplicate,
                          "dry_run": dry_run}, operation_id)
         request_type = operation("Import").request_type
         messages: list[bytes] = []
         batch: list[Doc] = []
         for x in records:
-            batch.append(dict(x))
+            batch.append(_nested(x))
             if len(batch) >= batch_size:
                 messages.append(memorywire.protobuf.encode(dict(head, records=batch), type=request_type))
                 batch = []
