@@ -562,6 +562,7 @@ class MemoryServer:
     def _decode(self, method: str, data: bytes) -> tuple[dict[str, Any], list[str]]:
         dec = memorywire.protobuf.Decoder(operations.request_type(method), limits=self.limits)
         doc, walk = dec.decode_walk(data)
+        Service.check_enum_values(operations.request_type(method), walk.unknown)
         return doc, list(walk.unknown)
 
     def _call(self, tenant: str | None, context: grpc.ServicerContext) -> Call:
