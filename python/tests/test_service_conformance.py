@@ -341,6 +341,7 @@ CAUGHT_BY = {
     "ignore-import-policies": "Required.Service.Import.ConflictPolicies",
     "drop-integrity-block": "Required.Service.Export.Integrity",
     "ignore-branch": "Required.Service.History.Branch",
+    "default-unknown-enum": "Required.Service.Envelope.NewerMinorEnumValue",
 }
 
 

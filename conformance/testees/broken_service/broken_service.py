@@ -57,6 +57,11 @@ leak-deleted
 hard-as-soft
     Turns every hard Delete into a soft one. Breaks operations.md sections
     4.7 and 11 (a hard deletion leaves nothing).
+default-unknown-enum
+    Clears every enum field of a request that holds a value the enum does
+    not define, as a service that reads a value of a newer minor version as
+    the default. Breaks versioning.md section 3.5 (such a request fails
+    with UNREPRESENTABLE at the field).
 
 erase-as-hard-delete
     Performs every Erase as a hard Delete of the records of its scope that
@@ -239,6 +244,7 @@ FAULTS = {
     "stage-ignored": "drops require_approval",
     "leak-deleted": "sets include_deleted on Get and Export",
     "hard-as-soft": "turns hard Deletes into soft ones",
+    "default-unknown-enum": "reads request enum values of a newer minor version as the default",
     "erase-as-hard-delete": "performs every Erase as a hard Delete",
     "ignore-import-policies": "drops conflict, deduplicate and dry_run from Import",
     "drop-integrity-block": "removes the integrity block from Export streams",
@@ -274,6 +280,8 @@ FAULTS = {
 GRPC_ONLY = {
     "strip-reflected-rules": "server reflection is a gRPC service, which the HTTP binding "
                              "does not offer",
+    "default-unknown-enum": "the gateway, the reference HTTP binding, refuses a request enum value "
+                            "of a newer minor version before the request reaches the proxy",
 }
 #: Not a fault: forwards everything unchanged (a control run of the proxy and
 #: of its HTTP gateway, which must pass what the service behind them passes).
@@ -512,6 +520,12 @@ class Proxy:
             m = parsed()
             if m.mode == 2:
                 m.mode = 1
+        elif fault == "default-unknown-enum" and method != "Import":
+            m = parsed()
+            for fd in m.DESCRIPTOR.fields:
+                if fd.enum_type is not None and not fd.is_repeated \
+                        and fd.enum_type.values_by_number.get(getattr(m, fd.name)) is None:
+                    m.ClearField(fd.name)
         elif fault == "ignore-import-policies" and method == "Import":
             m = parsed()
             for name in ("conflict", "deduplicate", "dry_run"):

@@ -684,6 +684,7 @@ class _Call:
     def _decode(self, data: bytes, encoding: str) -> tuple[dict[str, Any], list[str]]:
         codec = _CODECS[encoding]
         doc, walk = codec.Decoder(self.op.request_type, limits=self.server.limits).decode_walk(data)
+        Service.check_enum_values(self.op.request_type, walk.unknown)
         return _without(doc, walk.unknown), list(walk.unknown)
 
     def _check_operation_id(self, doc: Mapping[str, Any]) -> None:
@@ -760,6 +761,11 @@ class _Call:
                     item.message = f"message {index} of the stream: {item.message}"
                     raise item
                 msg, walk = item
+                try:
+                    Service.check_enum_values(op.request_type, walk.unknown)
+                except MemorywireError as e:
+                    e.message = f"message {index} of the stream: {e.message}"
+                    raise
                 msg = _without(msg, walk.unknown)
                 if index == 0:
                     self._check_operation_id(msg)

@@ -54,6 +54,7 @@ from memorywire.service.registry import Operation, Streaming
 from memorywire.service.storage import Storage
 from memorywire.service.store import DEFAULT_INDEX_MEMORY
 from memorywire.service.stores import open_store
+from memorywire.service.vectors import ANN_THRESHOLD
 
 if TYPE_CHECKING:
     from memorywire.service.http import HttpBinding
@@ -80,6 +81,10 @@ IMPORT_SETTLE_SECONDS = 0.05
 CURSOR_TTL_RANGE = (3600.0, 30 * 24 * 3600.0)
 GRACE_SECONDS_RANGE = (0.0, 3600.0)
 INDEX_MEMORY_MIB_RANGE = (1, 1 << 20)
+#: The bounds of ``--ann-threshold``, the greatest number of embeddings of
+#: one group that a vector search compares exactly (0: a search of any group
+#: may use the approximate index).
+ANN_THRESHOLD_RANGE = (0, 2**31 - 1)
 
 
 class _Status(NamedTuple):
@@ -336,7 +341,9 @@ class MemoryServer:
     Paging cursors of History and Search expire ``page_cursor_ttl`` seconds
     after they are issued (None: never), by ``clock`` (seconds since the
     epoch). ``index_memory_bytes`` bounds the in-memory search indexes of a
-    store the server opens itself (None: no bound); with ``warm``, the
+    store the server opens itself (None: no bound), and ``ann_threshold``
+    is its greatest group of embeddings searched exactly, above which a
+    vector search may use the approximate index (None: never); with ``warm``, the
     server loads those of the largest tenants in the background as it
     starts, so that their first searches do not wait for them.
 
@@ -354,6 +361,7 @@ class MemoryServer:
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
                  clock: Callable[[], float] = time.time,
                  index_memory_bytes: int | None = DEFAULT_INDEX_MEMORY, warm: bool = True,
+                 ann_threshold: int | None = ANN_THRESHOLD,
                  log: TextIO | None = sys.stderr, log_calls: bool = True,
                  share: FairShare | None = None, http: str | None = None,
                  cors_origins: Sequence[str] = (), heartbeat_seconds: float | None = None) -> None:
@@ -367,7 +375,8 @@ class MemoryServer:
                                  "address or a Unix socket: tokens would cross the network in the "
                                  "clear. Give the server TLS (--tls-cert and --tls-key), listen on "
                                  "loopback, or allow it explicitly (--allow-insecure-credentials)")
-        self.store = open_store(store, index_memory_bytes=index_memory_bytes) if isinstance(store, str) else store
+        self.store = open_store(store, index_memory_bytes=index_memory_bytes, ann_threshold=ann_threshold) \
+            if isinstance(store, str) else store
         self._own_store = isinstance(store, str)
         self.listen = listen
         self.service = Service(self.store, limits=limits, strict=strict,
@@ -461,7 +470,8 @@ class MemoryServer:
                  mutual_tls=self.tls is not None and self.tls.mutual,
                  credentials="bearer tokens" if self.tokens is not None else "none",
                  page_cursor_ttl_s=ttl if ttl is not None else "never",
-                 index_memory_bytes=self.store.indexes.limit, max_workers=self.share.max_workers,
+                 index_memory_bytes=self.store.indexes.limit, ann_threshold=self.store.ann_threshold,
+                 max_workers=self.share.max_workers,
                  max_tenant_calls=self.share.tenant_calls,
                  max_tenant_streams=self.share.tenant_streams,
                  stream_stall_s=self.share.stream_stall_seconds,
@@ -562,6 +572,7 @@ class MemoryServer:
     def _decode(self, method: str, data: bytes) -> tuple[dict[str, Any], list[str]]:
         dec = memorywire.protobuf.Decoder(operations.request_type(method), limits=self.limits)
         doc, walk = dec.decode_walk(data)
+        Service.check_enum_values(operations.request_type(method), walk.unknown)
         return doc, list(walk.unknown)
 
     def _call(self, tenant: str | None, context: grpc.ServicerContext) -> Call:
@@ -861,10 +872,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the memory the in-memory search indexes may take together, in MiB; the least "
                              "recently used are dropped beyond it, {} to {} (1 TiB)".format(*INDEX_MEMORY_MIB_RANGE)
                              + f" (default {DEFAULT_INDEX_MEMORY >> 20})")
+    parser.add_argument("--ann-threshold", type=int, default=ANN_THRESHOLD, metavar="N",
+                        help="the greatest number of embeddings of one group (a tenant, a model and its "
+                             "dimensions) searched exactly; vector searches of larger groups may use an "
+                             "approximate HNSW index (needs the ann extra), {} to {}".format(
+                                 *ANN_THRESHOLD_RANGE) + f" (default {ANN_THRESHOLD})")
     args = parser.parse_args(list(argv) if argv is not None else None)
     # A value out of its bounds is a usage error, refused before anything starts.
     try:
         _check_bounds(args)
+        _check_ann_threshold(args)
         _check_http(args)
         share = FairShare(max_workers=args.max_workers, max_tenant_calls=args.max_tenant_calls,
                           max_tenant_streams=args.max_tenant_streams,
@@ -881,7 +898,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
                               page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,
-                              warm=args.warm, log_calls=not args.quiet, http=args.http,
+                              warm=args.warm, ann_threshold=args.ann_threshold,
+                              log_calls=not args.quiet, http=args.http,
                               cors_origins=args.cors_origin, heartbeat_seconds=args.heartbeat)
         server.start()
     except Exception as e:  # noqa: BLE001
@@ -921,6 +939,13 @@ def _check_bounds(args: argparse.Namespace) -> None:
     lo_m, hi_m = INDEX_MEMORY_MIB_RANGE
     if not lo_m <= args.index_memory <= hi_m:
         raise ValueError(f"--index-memory is {args.index_memory} MiB; give {lo_m} to {hi_m}")
+
+
+def _check_ann_threshold(args: argparse.Namespace) -> None:
+    """ValueError when --ann-threshold is out of its bounds."""
+    lo, hi = ANN_THRESHOLD_RANGE
+    if not lo <= args.ann_threshold <= hi:
+        raise ValueError(f"--ann-threshold is {args.ann_threshold} embeddings; give {lo} to {hi}")
 
 
 def _check_http(args: argparse.Namespace) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import memorywire
 import memorywire.protobuf
-from memorywire import validation
+from memorywire import _model, validation
 from memorywire._compiled import varint
 from memorywire._version import SPECVERSION as SPECVERSION
 from memorywire.errors import MemorywireError, Violation
@@ -111,6 +111,21 @@ class Base:
             if prefixes and pointer.startswith(prefixes):
                 raise error("UNREPRESENTABLE", "the record holds content of a newer minor version "
                             "that this store cannot keep", pointer)
+
+    @staticmethod
+    def check_enum_values(type_name: str, unknown: Iterable[str]) -> None:
+        """A request field holding an enum value of a newer minor version is
+        not acted on: the reader leaves the value out, and the service would
+        act as if the field were absent, or held another value, which
+        R-VER-014 forbids (versioning.md section 3.5). Every such field of
+        every request message, as the protos declare them, fails with
+        UNREPRESENTABLE at its pointer. The enum values of the records a
+        request carries are the content of the records, and the operations
+        that store them decide (``check_representable``)."""
+        for pointer in unknown:
+            if is_enum_value(type_name, pointer):
+                raise error("UNREPRESENTABLE", "the field holds an enum value of a newer minor version "
+                            "that this service does not know", pointer)
 
     @staticmethod
     def compile_filter(req: Mapping[str, Any]) -> filters.Predicate | None:
@@ -426,3 +441,31 @@ def error_document(e: MemorywireError, operation_id: str = "") -> dict[str, Any]
         if "message" in v:
             v["message"] = v["message"][:4096]
     return doc
+
+
+#: The message whose enum values are record content, not instructions, and
+#: the messages of arbitrary values, which hold no enum field.
+_CONTENT = frozenset({"memorywire.v1.MemoryRecord", "memorywire.v1.Value", "memorywire.v1.ValueList",
+                      "memorywire.v1.ValueMap"})
+
+
+def is_enum_value(type_name: str, pointer: str) -> bool:
+    """Whether ``pointer`` in a request of ``type_name`` names the value of
+    an enum field of the field tables (singular, an element of a repeated
+    field or the value of a map), outside the records the request carries,
+    rather than a member the reader does not know."""
+    info = _model.message(type_name)
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    i = 0
+    while i < len(tokens):
+        field = info.fields.get(tokens[i])
+        if field is None:
+            return False
+        # A repeated field's index or a map's key follows its name.
+        i += 2 if field.repeated or field.is_map else 1
+        if field.message is None:
+            return i == len(tokens) and field.enum is not None
+        if field.message.full_name in _CONTENT:
+            return False
+        info = field.message
+    return False

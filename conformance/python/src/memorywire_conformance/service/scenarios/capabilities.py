@@ -342,6 +342,21 @@ def newer_minor_content(ctx: Ctx) -> None:
     ctx.eq(unknown("1.0"), [], "the unknown fields returned to a 1.0 Get")
 
 
+@scenario("Required.Service.Envelope.NewerMinorEnumValue", "versioning.md#3.5", "versioning.md#3.4")
+def newer_minor_enum_value(ctx: Ctx) -> None:
+    """A Delete of a newer minor version (1.99) whose mode is an enum value
+    the service does not know fails with UNREPRESENTABLE at /mode and
+    deletes nothing: the service does not perform it in the default mode."""
+    ctx.put_ok(fact("f-1", "x"))
+    request = to_message("DeleteRequest", {"specversion": "1.99", "operation_id": "op-enum",
+                                           "ids": ["f-1"]}).SerializeToString()
+    request += bytes([0x30, 99])  # DeleteRequest.mode (field 6), a value 1.0 does not define
+    ctx.expect_error(lambda: ctx.mw.raw("Delete", request), "INVALID_ARGUMENT", "UNREPRESENTABLE",
+                     "/mode", what="a Delete of 1.99 whose mode is unknown")
+    ctx.eq([r.get("id") for r in ctx.get(["f-1"]).get("records", [])], ["f-1"],
+           "the records after the refused Delete")
+
+
 @scenario("Required.Service.Errors.OrderOfChecks", "grpc-binding.md#3.4", "operations.md#3.1.1")
 def order_of_checks(ctx: Ctx) -> None:
     """Checks come in the order of the binding: the tenant metadata before
