@@ -37,6 +37,13 @@ FILTER = {"all": {"filters": [
 
 S2 = ["operations.md#2"]
 
+# The integrity block of the example of operations.md section 17.1, signed by
+# the Ed25519 key whose 32 private bytes are 0x00 to 0x1f.
+DIGEST = "sha256:5631aeda424c498e682e6e69396a7ccdd9534f2d9f6118d9c8a92d83a85dce26"
+SIGNATURE = {"algorithm": "ed25519",
+             "key_id": "sha256:56475aa75463474c0285df5dbf2bcab73da651358839e9b77481b2eab107708c",
+             "signature": "qGKPB4ImQN31eRrbiGki4rryXMdMilb5hdl+Vv3meohIaI63R63Vid7URHRAaCOErOVpDkJEMXVWxEXdjfMaCA=="}
+
 CASES = [
     valid("PutRequest",
           "A Put of two records, one with a create mode and one with an expected revision of 0, atomic and "
@@ -192,6 +199,11 @@ CASES = [
           type=V + "ExportRequest"),
     valid("ExportResponse", "A batch of exported records.", S2 + ["operations.md#17"],
           env(records=[STORED_FACT, dict(MESSAGE, sequence=1044)]), type=V + "ExportResponse"),
+    valid("ExportResponseSignedIntegrity",
+          "The last message of an Export that asked for integrity, from a service that signs: the block "
+          "with its Ed25519 signature of the digest.",
+          S2 + ["operations.md#17.1"],
+          env(integrity={"records": 2, "digest": DIGEST, "signature": SIGNATURE}), type=V + "ExportResponse"),
     valid("ImportRequest", "A batch of an Import that replaces a scope.", S2 + ["operations.md#17"],
           env(scope={"user": "u-4821"}, records=[FACT, MESSAGE], mode="replace"), type=V + "ImportRequest"),
     valid("ImportResponse", "How many records an Import wrote.", S2 + ["operations.md#17"],
@@ -233,6 +245,21 @@ CASES = [
             doc=env(items=[{"record": {"id": f"f{i}", "kind": "fact", "fact": {"text": "x"}}} for i in range(1001)],
                     atomic=True),
             type=V + "PutRequest"),
+    invalid("ExportSignatureAlgorithmMissing",
+            "A signature of an integrity block names its algorithm: REQUIRED_FIELD_MISSING.",
+            ["operations.md#17.1"], "REQUIRED_FIELD_MISSING", "/integrity/signature/algorithm",
+            doc=env(integrity={"records": 2, "digest": DIGEST, "signature": {
+                k: v for k, v in SIGNATURE.items() if k != "algorithm"}}), type=V + "ExportResponse"),
+    invalid("ExportSignatureKeyIdUppercase",
+            "A key id is sha256: and 64 lowercase hex digits: PATTERN_MISMATCH.",
+            ["operations.md#17.1"], "PATTERN_MISMATCH", "/integrity/signature/key_id",
+            doc=env(integrity={"records": 2, "digest": DIGEST, "signature": dict(
+                SIGNATURE, key_id=SIGNATURE["key_id"].upper())}), type=V + "ExportResponse"),
+    invalid("ExportSignatureBytesMissing",
+            "A signature of an integrity block carries its signature bytes: REQUIRED_FIELD_MISSING.",
+            ["operations.md#17.1"], "REQUIRED_FIELD_MISSING", "/integrity/signature/signature",
+            doc=env(integrity={"records": 2, "digest": DIGEST, "signature": {
+                k: v for k, v in SIGNATURE.items() if k != "signature"}}), type=V + "ExportResponse"),
     invalid("PutWithoutItems", "A Put needs at least one item.", S2 + ["operations.md#6"],
             "REQUIRED_FIELD_MISSING", "/items", doc=env(atomic=True), type=V + "PutRequest"),
     invalid("PutItemWithoutRecord", "A PutItem needs its record.", ["operations.md#6"],

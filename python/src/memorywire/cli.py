@@ -261,9 +261,15 @@ def _parser(out: BinaryIO, err: TextIO) -> _Parser:
         description="Check that a stream of ExportResponse documents (an Export saved as it came, in "
                     "any stream encoding) holds the records its integrity block names: their number "
                     "and the SHA-256 of their canonical Protobuf encodings, each preceded by its "
-                    "length (operations.md section 17.1). Exit 0 when they match, 1 otherwise.",
-        epilog="example:\n  memorywire verify export.jsonl")
+                    "length (operations.md section 17.1). With --public-key, the block must also "
+                    "carry an Ed25519 signature of its digest by that key, checked first. Exit 0 "
+                    "when they match, 1 otherwise.",
+        epilog="examples:\n  memorywire verify export.jsonl\n"
+               "  memorywire verify export.jsonl --public-key service.pub.pem")
     verify.add_argument("file", metavar="FILE", help="a file, or - for standard input")
+    verify.add_argument("--public-key", metavar="PEMFILE",
+                        help="the PEM Ed25519 public key whose signature the integrity block must carry "
+                             "(needs the cryptography package: the signing extra)")
 
     testee = sub.add_parser(
         "testee", formatter_class=formatter,
@@ -1120,11 +1126,22 @@ def _verify(args: argparse.Namespace, ctx: _Context) -> int:
     args.type = "memorywire.v1.ExportResponse"
     if args.stream is None:
         args.stream = True
+    public = None
+    if args.public_key is not None:
+        from memorywire import signing
+
+        try:
+            public = signing.load_public_key(args.public_key)
+        except OSError as e:
+            return _usage(ctx, f"cannot read {args.public_key}: {e.strerror or e}")
+        except ValueError as e:
+            return _usage(ctx, str(e))
     try:
         src = _open(args.file, args, ctx)
     except _Usage as e:
         return _usage(ctx, str(e))
     digest = hashlib.sha256()
+    block_at = 0
     count = 0
     block: dict[str, Any] | None = None
     # The records were read and checked with their messages: nested records
@@ -1145,7 +1162,7 @@ def _verify(args: argparse.Namespace, ctx: _Context) -> int:
                 digest.update(varint(len(data)) + data)
                 count += 1
             if "integrity" in doc:
-                block = doc["integrity"]
+                block, block_at = doc["integrity"], position
     except BrokenPipeError:
         raise
     except OSError as e:
@@ -1157,10 +1174,18 @@ def _verify(args: argparse.Namespace, ctx: _Context) -> int:
         ctx.stdout.write(f"{src.name}: no integrity block: the export was not asked for one, or "
                          "its last message is missing\n".encode())
         return 1
+    if public is not None:
+        from memorywire import signing
+
+        fault = signing.check(block, public)
+        if fault is not None:
+            ctx.stdout.write(_text_lines(src.name, block_at, fault).encode("utf-8"))
+            return 1
     if (block.get("records", 0), block.get("digest")) != (count, found):
         ctx.stdout.write(f"{src.name}: the records do not match the integrity block: {count} records "
                          f"with {found}, the block says {block.get('records', 0)} with "
                          f"{block.get('digest')}\n".encode())
         return 1
-    ctx.stdout.write(f"{src.name}: {count} records, {found}: verified\n".encode())
+    signed = f", signed by {block['signature']['key_id']}" if public is not None else ""
+    ctx.stdout.write(f"{src.name}: {count} records, {found}{signed}: verified\n".encode())
     return 0

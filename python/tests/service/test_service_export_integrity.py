@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from service_helpers import fact
 
 import memorywire.protobuf
@@ -78,3 +80,177 @@ def test_the_block_names_the_records_sent_and_verify_checks_it(tmp_path: Path) -
             "digest": "sha256:" + hashlib.sha256(b"").hexdigest()}}]
     finally:
         store.close()
+
+
+# -- signatures (section 17.1, R-OPS-093 and R-OPS-094) -----------------------------
+
+
+def _keys(tmp_path: Path, name: str = "service") -> tuple[Path, Path, Any]:
+    """A fresh Ed25519 key pair: the private key as PEM, the public key as
+    PEM, and the private key object."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    private = Ed25519PrivateKey.generate()
+    key_file, pub_file = tmp_path / f"{name}.pem", tmp_path / f"{name}.pub.pem"
+    key_file.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+    pub_file.write_bytes(private.public_key().public_bytes(serialization.Encoding.PEM,
+                                                           serialization.PublicFormat.SubjectPublicKeyInfo))
+    return key_file, pub_file, private
+
+
+def verify_with(path: Path, key: Path) -> tuple[int, str]:
+    out, err = io.BytesIO(), io.StringIO()
+    status = cli.run(["verify", str(path), "--public-key", str(key)], stdin=io.BytesIO(), stdout=out, stderr=err)
+    return status, out.getvalue().decode() + err.getvalue()
+
+
+def _save(path: Path, messages: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
+    return path
+
+
+def test_a_signed_block_verifies_and_each_fault_is_named(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    from memorywire.signing import Signer
+
+    key_file, pub_file, private = _keys(tmp_path)
+    _, other_pub, _ = _keys(tmp_path, "other")
+    store = Store(":memory:")
+    try:
+        svc = Service(store, signer=Signer.from_file(key_file))
+        call = Call("t")
+        svc.put(call, {**HEAD, "operation_id": "p", "items": [{"record": fact(f"f{i}", f"fact {i}")}
+                                                               for i in range(5)]})
+        messages = export(svc, call, integrity=True)
+        block = messages[-1]["integrity"]
+        raw_public = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        signature = block["signature"]
+        # The stated byte string and key id, checked here with the library itself.
+        assert signature["algorithm"] == "ed25519"
+        assert signature["key_id"] == "sha256:" + hashlib.sha256(raw_public).hexdigest()
+        private.public_key().verify(base64.b64decode(signature["signature"]), block["digest"].encode())
+        # The service says that it signs.
+        caps = memorywire.protobuf.decode(svc.get_capabilities(Call(None), {**HEAD, "operation_id": "c"}),
+                                          type="memorywire.v1.GetCapabilitiesResponse")
+        assert "export.signature" in caps["features"] and "export.integrity" in caps["features"]
+        # The block without integrity asked for carries nothing, signed or not.
+        assert all("integrity" not in m for m in export(svc, call))
+
+        saved = _save(tmp_path / "export.jsonl", messages)
+        status, out = verify_with(saved, pub_file)
+        assert status == 0 and f"5 records, {block['digest']}, signed by {signature['key_id']}: verified" in out
+        assert verify(saved)[0] == 0  # without a key, the digest alone is checked
+
+        # A record changed: its bytes no longer give the signed digest.
+        changed = json.loads(json.dumps(messages))
+        changed[0]["records"][2]["fact"]["text"] = "fact 2!"
+        status, out = verify_with(_save(tmp_path / "record.jsonl", changed), pub_file)
+        assert status == 1 and "do not match the integrity block" in out
+        # The digest changed to match the changed records: the signature fails.
+        redigested = json.loads(json.dumps(changed))
+        encoder = memorywire.protobuf.Encoder("memorywire.v1.MemoryRecord")
+        digest = hashlib.sha256()
+        for r in redigested[0]["records"]:
+            data = encoder.encode_valid(r)
+            digest.update(varint(len(data)) + data)
+        redigested[-1]["integrity"]["digest"] = "sha256:" + digest.hexdigest()
+        path = _save(tmp_path / "digest.jsonl", redigested)
+        assert verify(path)[0] == 0  # the unsigned check is fooled, as section 17.1 says
+        status, out = verify_with(path, pub_file)
+        line = len(messages)
+        assert (status, out) == (1, f"{path}:{line}: /integrity/signature/signature: the signature does "
+                                    "not verify against the digest and the public key [SIGNATURE_MISMATCH]\n")
+        # Another key.
+        status, out = verify_with(saved, other_pub)
+        assert status == 1 and f"{saved}:{line}: /integrity/signature/key_id: " in out
+        assert "[SIGNATURE_MISMATCH]" in out
+        # A signature made for another digest, under the right key id.
+        swapped = json.loads(json.dumps(messages))
+        swapped[-1]["integrity"]["signature"]["signature"] = base64.b64encode(
+            private.sign(b"sha256:" + b"0" * 64)).decode()
+        status, out = verify_with(_save(tmp_path / "swapped.jsonl", swapped), pub_file)
+        assert status == 1 and "/integrity/signature/signature: " in out and "[SIGNATURE_MISMATCH]" in out
+        # No signature at all, and a key given.
+        unsigned = json.loads(json.dumps(messages))
+        del unsigned[-1]["integrity"]["signature"]
+        path = _save(tmp_path / "unsigned.jsonl", unsigned)
+        assert verify(path)[0] == 0
+        status, out = verify_with(path, pub_file)
+        assert (status, out) == (1, f"{path}:{line}: /integrity/signature: the integrity block has no "
+                                    "signature, and a public key was given [REQUIRED_FIELD_MISSING]\n")
+    finally:
+        store.close()
+
+
+def test_a_raw_key_file_signs_alike_and_a_bad_key_file_is_refused(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    from memorywire.signing import Signer
+
+    key_file, pub_file, private = _keys(tmp_path)
+    raw = tmp_path / "raw.key"
+    raw.write_bytes(private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                          serialization.NoEncryption()))
+    assert Signer.from_file(raw).key_id == Signer.from_file(key_file).key_id
+    assert Signer.from_file(raw).sign("sha256:" + "a" * 64) == Signer.from_file(key_file).sign("sha256:" + "a" * 64)
+    # The example of the specification is what this key gives.
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    example = Signer(Ed25519PrivateKey.from_private_bytes(bytes(range(32)))).sign(
+        "sha256:5631aeda424c498e682e6e69396a7ccdd9534f2d9f6118d9c8a92d83a85dce26")
+    spec = (Path(__file__).parents[3] / "spec" / "v1" / "operations.md").read_text(encoding="utf-8")
+    assert f'`{{"algorithm": "ed25519", "key_id": "{example["key_id"]}", "signature": "{example["signature"]}"}}`' \
+        in spec
+    bad = tmp_path / "bad.key"
+    bad.write_bytes(b"not a key")
+    with pytest.raises(ValueError, match="not a PEM or raw 32-byte Ed25519 private key"):
+        Signer.from_file(bad)
+    # A public key that is no key is a usage error of verify, exit 2.
+    saved = _save(tmp_path / "e.jsonl", [{**HEAD, "operation_id": "e", "integrity": {
+        "digest": "sha256:" + hashlib.sha256(b"").hexdigest()}}])
+    status, out = verify_with(saved, bad)
+    assert status == 2 and "not a PEM public key" in out
+
+
+def test_serve_signs_with_its_key_and_without_one_sends_no_signature(tmp_path: Path) -> None:
+    import grpc
+
+    from memorywire.service.process import ServeProcess
+
+    key_file, pub_file, _ = _keys(tmp_path)
+    request = memorywire.protobuf.encode({**HEAD, "operation_id": "e", "integrity": True},
+                                         type="memorywire.v1.ExportRequest")
+    for flags, signed in ((["--quiet", "--export-signing-key", str(key_file)], True), (["--quiet"], False)):
+        store = tmp_path / f"store-{signed}.sqlite3"
+        with ServeProcess(store, flags) as served, grpc.insecure_channel(served.target) as channel:
+            caps = memorywire.protobuf.decode(channel.unary_unary(
+                "/memorywire.v1.MemoryService/GetCapabilities")(memorywire.protobuf.encode(
+                    {**HEAD, "operation_id": "c"}, type="memorywire.v1.GetCapabilitiesRequest"), timeout=10),
+                type="memorywire.v1.GetCapabilitiesResponse")
+            assert ("export.signature" in caps["features"]) is signed
+            put = memorywire.protobuf.encode({**HEAD, "operation_id": "p", "items": [
+                {"record": fact("f1", "signed" if signed else "plain")}]}, type="memorywire.v1.PutRequest")
+            channel.unary_unary("/memorywire.v1.MemoryService/Put")(
+                put, metadata=(("memorywire-tenant", "acme"),), timeout=10)
+            messages = [memorywire.protobuf.decode(m, type="memorywire.v1.ExportResponse")
+                        for m in channel.unary_stream("/memorywire.v1.MemoryService/Export")(
+                            request, metadata=(("memorywire-tenant", "acme"),), timeout=10)]
+        assert messages[-1]["integrity"]["records"] == 1
+        assert ("signature" in messages[-1]["integrity"]) is signed
+        saved = _save(tmp_path / f"export-{signed}.jsonl", messages)
+        status, out = verify_with(saved, pub_file)
+        assert status == (0 if signed else 1), out
+        if not signed:
+            assert "/integrity/signature: " in out and "[REQUIRED_FIELD_MISSING]" in out
+
+
+def test_serve_refuses_a_key_file_that_holds_no_ed25519_key(tmp_path: Path) -> None:
+    from memorywire.service.process import ServeProcess
+
+    bad = tmp_path / "bad.key"
+    bad.write_bytes(b"-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
+    with pytest.raises(RuntimeError, match="(?s)did not start:.*not a PEM or raw 32-byte Ed25519 private key"):
+        ServeProcess(tmp_path / "store.sqlite3", ["--export-signing-key", str(bad)])

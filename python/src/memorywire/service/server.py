@@ -55,6 +55,7 @@ from memorywire.service.storage import Storage
 from memorywire.service.store import DEFAULT_INDEX_MEMORY
 from memorywire.service.stores import open_store
 from memorywire.service.vectors import ANN_THRESHOLD
+from memorywire.signing import Signer
 
 if TYPE_CHECKING:
     from memorywire.service.http import HttpBinding
@@ -352,6 +353,9 @@ class MemoryServer:
     of one tenant in progress at once, how long a stream may wait on its
     peer, the size of an Import; without it, the defaults with
     ``max_workers`` workers.
+
+    ``export_signer`` signs the integrity block of every Export
+    (operations.md section 17.1); without it, the blocks carry no signature.
     """
 
     def __init__(self, store: Storage | str = ":memory:", listen: str = DEFAULT_LISTEN, *,
@@ -364,7 +368,8 @@ class MemoryServer:
                  ann_threshold: int | None = ANN_THRESHOLD,
                  log: TextIO | None = sys.stderr, log_calls: bool = True,
                  share: FairShare | None = None, http: str | None = None,
-                 cors_origins: Sequence[str] = (), heartbeat_seconds: float | None = None) -> None:
+                 cors_origins: Sequence[str] = (), heartbeat_seconds: float | None = None,
+                 export_signer: Signer | None = None) -> None:
         self.share = (share if share is not None else FairShare(max_workers=max_workers)).check()
         #: Accepted tokens by digest, checked before anything is opened.
         self.tokens = _coverage(tokens) if tokens is not None else None
@@ -380,7 +385,7 @@ class MemoryServer:
         self._own_store = isinstance(store, str)
         self.listen = listen
         self.service = Service(self.store, limits=limits, strict=strict,
-                               page_cursor_ttl=page_cursor_ttl, clock=clock)
+                               page_cursor_ttl=page_cursor_ttl, clock=clock, signer=export_signer)
         self.limits = limits
         self.tls = tls
         self.warm = warm
@@ -877,6 +882,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "dimensions) searched exactly; vector searches of larger groups may use an "
                              "approximate HNSW index (needs the ann extra), {} to {}".format(
                                  *ANN_THRESHOLD_RANGE) + f" (default {ANN_THRESHOLD})")
+    parser.add_argument("--export-signing-key", metavar="FILE",
+                        help="sign the integrity block of every Export with this Ed25519 private key: "
+                             "a PEM (PKCS #8, unencrypted) or raw 32-byte key file (needs the "
+                             "cryptography package: the signing extra)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     # A value out of its bounds is a usage error, refused before anything starts.
     try:
@@ -894,13 +903,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         tls = _tls_of(args)
         tokens = load_tokens(args.tokens) if args.tokens is not None else None
+        signer = Signer.from_file(args.export_signing_key) if args.export_signing_key is not None else None
         server = MemoryServer(args.store, args.listen, share=share,
                               tokens=tokens, tls=tls,
                               allow_insecure_credentials=args.allow_insecure_credentials,
                               page_cursor_ttl=args.cursor_ttl, index_memory_bytes=args.index_memory << 20,
                               warm=args.warm, ann_threshold=args.ann_threshold,
                               log_calls=not args.quiet, http=args.http,
-                              cors_origins=args.cors_origin, heartbeat_seconds=args.heartbeat)
+                              cors_origins=args.cors_origin, heartbeat_seconds=args.heartbeat,
+                              export_signer=signer)
         server.start()
     except Exception as e:  # noqa: BLE001
         log("error", "start_failed", error=str(e))

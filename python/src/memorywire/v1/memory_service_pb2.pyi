@@ -90,6 +90,11 @@ class ChangeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANGE_TYPE_UPDATED: _ClassVar[ChangeType]
     CHANGE_TYPE_DELETED: _ClassVar[ChangeType]
 
+class SignatureAlgorithm(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SIGNATURE_ALGORITHM_UNSPECIFIED: _ClassVar[SignatureAlgorithm]
+    SIGNATURE_ALGORITHM_ED25519: _ClassVar[SignatureAlgorithm]
+
 class ImportConflict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     IMPORT_CONFLICT_UNSPECIFIED: _ClassVar[ImportConflict]
@@ -145,6 +150,8 @@ CHANGE_TYPE_UNSPECIFIED: ChangeType
 CHANGE_TYPE_CREATED: ChangeType
 CHANGE_TYPE_UPDATED: ChangeType
 CHANGE_TYPE_DELETED: ChangeType
+SIGNATURE_ALGORITHM_UNSPECIFIED: SignatureAlgorithm
+SIGNATURE_ALGORITHM_ED25519: SignatureAlgorithm
 IMPORT_CONFLICT_UNSPECIFIED: ImportConflict
 IMPORT_CONFLICT_OVERWRITE: ImportConflict
 IMPORT_CONFLICT_SKIP: ImportConflict
@@ -623,12 +630,24 @@ class ExportResponse(_message.Message):
     def __init__(self, specversion: _Optional[str] = ..., operation_id: _Optional[str] = ..., records: _Optional[_Iterable[_Union[_record_pb2.MemoryRecord, _Mapping]]] = ..., integrity: _Optional[_Union[ExportIntegrity, _Mapping]] = ...) -> None: ...
 
 class ExportIntegrity(_message.Message):
-    __slots__ = ("records", "digest")
+    __slots__ = ("records", "digest", "signature")
     RECORDS_FIELD_NUMBER: _ClassVar[int]
     DIGEST_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     records: int
     digest: str
-    def __init__(self, records: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
+    signature: ExportSignature
+    def __init__(self, records: _Optional[int] = ..., digest: _Optional[str] = ..., signature: _Optional[_Union[ExportSignature, _Mapping]] = ...) -> None: ...
+
+class ExportSignature(_message.Message):
+    __slots__ = ("algorithm", "key_id", "signature")
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    algorithm: SignatureAlgorithm
+    key_id: str
+    signature: bytes
+    def __init__(self, algorithm: _Optional[_Union[SignatureAlgorithm, str]] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ...) -> None: ...
 
 class ImportRequest(_message.Message):
     __slots__ = ("specversion", "operation_id", "scope", "records", "mode", "conflict", "deduplicate", "dry_run")

@@ -9,7 +9,14 @@ import memorywire
 import memorywire.protobuf
 from memorywire._version import SPECVERSION
 from memorywire.service.context import Call
-from memorywire.service.operations.common import FEATURES, IMPLEMENTATION, OPERATIONS, Base, response_type
+from memorywire.service.operations.common import (
+    FEATURES,
+    IMPLEMENTATION,
+    OPERATIONS,
+    SIGNED_EXPORTS,
+    Base,
+    response_type,
+)
 
 
 class Capabilities(Base):
@@ -19,7 +26,8 @@ class Capabilities(Base):
         lim = self.limits
         return self.encode(response_type("GetCapabilities"), self.envelope(
             req, implementation=IMPLEMENTATION, implementation_version=memorywire.__version__,
-            specversions=[SPECVERSION], operations=list(OPERATIONS), features=list(FEATURES),
+            specversions=[SPECVERSION], operations=list(OPERATIONS),
+            features=[*FEATURES, *((SIGNED_EXPORTS,) if self.signer is not None else ())],
             limits={"max_document_bytes": lim.max_document_bytes, "max_depth": lim.max_depth,
                     "max_batch_records": lim.max_batch_records,
                     "max_string_bytes": lim.max_string_bytes, "max_items": lim.max_items,

@@ -22,6 +22,7 @@ from memorywire.service import records as r
 from memorywire.service.context import Call
 from memorywire.service.errors import REASON_CODES, ServiceError, error
 from memorywire.service.storage import CREATED, DELETED, UPDATED, Row, Storage, TenantState, Transaction
+from memorywire.signing import Signer
 
 IMPLEMENTATION = "memorywire-reference"
 
@@ -32,6 +33,8 @@ FEATURES = ("search.text", "search.vector", "search.hybrid", "watch", "watch.off
             "encryption", "expire.decay", "import.replace", "import.policies",
             "export.integrity", "history.branches")
 MUTATING = frozenset(op.name for op in registry.OPERATIONS if op.mutating)
+#: The feature listed only by a service that signs its exports (section 17.1).
+SIGNED_EXPORTS = "export.signature"
 
 #: The statuses of the records that Get and Update do not see.
 NOT_SEEN_BY_GET = frozenset({"deleted", "rejected"})
@@ -56,8 +59,11 @@ class Base:
 
     def __init__(self, store: Storage, *, limits: Limits = DEFAULT_LIMITS, strict: bool = False,
                  page_cursor_ttl: float | None = cursors.DEFAULT_PAGE_TTL,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, signer: Signer | None = None) -> None:
         self.store = store
+        #: The key that signs the integrity block of every Export (section
+        #: 17.1), or None: the blocks are not signed.
+        self.signer = signer
         self.limits = limits
         #: Validate every response document before it is sent.
         self.strict = strict

@@ -102,8 +102,10 @@ class ExportAndImport(Base):
                 if batch:
                     yield head + batch
             if integrity is not None:
-                yield self.encode(response_type("Export"), self.envelope(req, integrity={
-                    "records": sent[0], "digest": "sha256:" + integrity.hexdigest()}))
+                block: dict[str, Any] = {"records": sent[0], "digest": "sha256:" + integrity.hexdigest()}
+                if self.signer is not None:
+                    block["signature"] = self.signer.sign(block["digest"])
+                yield self.encode(response_type("Export"), self.envelope(req, integrity=block))
 
         return frames()
 
