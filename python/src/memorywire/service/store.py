@@ -1084,8 +1084,11 @@ class WriteTx(_Reads, WriteState):
     """One write transaction (:class:`~memorywire.service.storage.Transaction`)
     and its state."""
 
-    #: The new records a transaction queues at most before it stores them.
+    #: The new records a transaction queues at most before it stores them,
+    #: and the bytes of their documents and texts: a large Import keeps no
+    #: more than this in memory beyond what its messages hold.
     QUEUE = 1024
+    QUEUE_BYTES = 4 << 20
     _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
                 "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
                 "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -1099,6 +1102,7 @@ class WriteTx(_Reads, WriteState):
         #: stored together (``store_queued``) before the next statement of
         #: the transaction and before it commits.
         self._queued_records: list[tuple[Any, ...]] = []
+        self._queued_bytes = 0
         self._queued_texts: list[tuple[int, str]] = []
         self._queued_embeddings: list[tuple[int, int, str, int, int, float]] = []
         self._queued_changes: list[tuple[int, int, int, int, float]] = []
@@ -1143,6 +1147,10 @@ class WriteTx(_Reads, WriteState):
         if self._queued_records:
             conn.executemany(self._RECORDS, self._queued_records)
             self._queued_records.clear()
+            self._queued_bytes = 0
+            # What find knew is in the database now; the documents it held
+            # would keep a large Import's records in memory until it commits.
+            self.known.clear()
         if self._queued_texts:
             conn.executemany("INSERT INTO texts (rowid, body) VALUES (?, ?)", self._queued_texts)
             self._queued_texts.clear()
@@ -1190,8 +1198,9 @@ class WriteTx(_Reads, WriteState):
         rid = next_record(t, doc)
         text = r.text_of(doc)
         data, vecs = r.pack_split(doc)
-        if len(self._queued_records) >= self.QUEUE:
+        if len(self._queued_records) >= self.QUEUE or self._queued_bytes >= self.QUEUE_BYTES:
             self.store_queued()
+        self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
         self._queued_records.append(
             (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
