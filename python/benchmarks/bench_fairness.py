@@ -200,7 +200,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             loaded, loaded_errors = victim(server.target, args.seconds, args.clients)
             rss["abused"] = server.rss_mib()
             # the stalled streams are ended by the server within the stall timeout
+            # of their stalling; on a loaded machine an Export fills the
+            # transport and stalls later, so wait for every admitted one
+            admitted = {"Export": args.exports - abuse.outcomes.get("Export:RATE_LIMITED", 0),
+                        "Watch": args.watches - abuse.outcomes.get("Watch:RATE_LIMITED", 0)}
+            deadline = time.monotonic() + args.stall + 20
             time.sleep(args.stall + 1.5)
+            while time.monotonic() < deadline and any(
+                    sum(1 for e in server.lines if e.get("event") == "call" and e.get("method") == method
+                        and e.get("reason") == "UNAVAILABLE") < count for method, count in admitted.items()):
+                time.sleep(0.25)
             abuse.end()
             time.sleep(1.0)
             rss["after"] = server.rss_mib()
