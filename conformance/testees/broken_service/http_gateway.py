@@ -293,7 +293,7 @@ class Gateway:
                      or k == "authorization")
         self.headers.md = kept
         timeout = {k: str(v) for k, v in md}.get("connect-timeout-ms", "")
-        self.headers.timeout = (int(timeout) / 1000 if timeout.isdigit() and len(timeout) <= 10
+        self.headers.timeout = (int(timeout) / 1000 if timeout.isascii() and timeout.isdigit() and len(timeout) <= 10
                                 and int(timeout) > 0 else DEFAULT_TIMEOUT)
         if method == "GetCapabilities":
             return None

@@ -527,7 +527,7 @@ def server(memory: Memory, *, name: str = "memorywire") -> Server[Any]:
 
 def _address(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not host:
+    if not sep or not (port.isascii() and port.isdigit()) or not host:
         raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
     return host.strip("[]"), int(port)
 

@@ -93,9 +93,14 @@ _PHASE_ONE = frozenset({"TRUNCATED", "TRAILING_DATA", "INVALID_WIRE_FORMAT", "IN
                         "TOO_MANY_ITEMS"})
 
 
+def _decimal(text: str) -> bool:
+    # str.isdigit alone holds for "²", which int() refuses.
+    return text.isascii() and text.isdigit()
+
+
 def _major(version: str) -> str | None:
     head, _, minor = version.partition(".")
-    return head if head.isdigit() and minor.isdigit() else None
+    return head if _decimal(head) and _decimal(minor) else None
 
 
 def _is_newer(version: str | None) -> bool:

@@ -615,7 +615,7 @@ def _element(f: _Field) -> tuple[str, Any]:
 
 
 def _index(node: Any, token: str) -> Any:
-    if type(node) is list and token.isdigit() and int(token) < len(node):
+    if type(node) is list and token.isascii() and token.isdigit() and int(token) < len(node):
         return node[int(token)]
     return None
 

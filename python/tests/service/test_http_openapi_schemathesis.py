@@ -98,7 +98,7 @@ def test_every_response_conforms_to_the_document(path: str, base_url: str,
         # value is kept long enough for the request to be performed (a
         # malformed one, which the service ignores, is kept as it is).
         timeout = str((case.headers or {}).get("connect-timeout-ms", ""))
-        if timeout.isdigit():
+        if timeout.isascii() and timeout.isdigit():
             case.headers["connect-timeout-ms"] = str(max(30000, int(timeout)))
         # A generated Watch streams until max_events or the read timeout;
         # heartbeats keep a quiet one open meanwhile.

@@ -210,7 +210,7 @@ def _without(doc: dict[str, Any], pointers: Sequence[str]) -> dict[str, Any]:
 
     def order(pointer: str) -> list[tuple[int, int | str]]:
         # Later list elements first, so that removing one does not move the next.
-        return [(0, int(t)) if t.isdigit() else (1, t) for t in tokens(pointer)]
+        return [(0, int(t)) if _decimal(t) else (1, t) for t in tokens(pointer)]
 
     for pointer in sorted(pointers, key=order, reverse=True):
         path = tokens(pointer)
@@ -224,7 +224,7 @@ def _without(doc: dict[str, Any], pointers: Sequence[str]) -> dict[str, Any]:
         last = path[-1]
         if isinstance(node, dict):
             node.pop(last, None)
-        elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
+        elif isinstance(node, list) and _decimal(last) and int(last) < len(node):
             del node[int(last)]
     return doc
 
@@ -249,6 +249,12 @@ def _header_text(value: str) -> str | None:
         return out.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _decimal(text: str) -> bool:
+    """Whether the text is ASCII digits: ``str.isdigit`` alone holds for
+    "²", which ``int`` refuses, and an HTTP number is ASCII."""
+    return text.isascii() and text.isdigit()
 
 
 def _header_value(text: str) -> str:
@@ -563,7 +569,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _discard_body(self) -> None:
         length = self.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) <= 1 << 16:
+        if length is not None and _decimal(length) and int(length) <= 1 << 16:
             self.rfile.read(int(length))
         elif length is not None or self.headers.get("transfer-encoding"):
             self.close_connection = True
@@ -610,7 +616,7 @@ class _Call:
         deadline = handler.headers.get(TIMEOUT_HEADER, "")
         # A positive integer of at most 10 digits (Connect); any other value is ignored.
         self.deadline = (time.monotonic() + int(deadline) / 1000
-                         if deadline.isdigit() and len(deadline) <= 10 and int(deadline) > 0 else None)
+                         if _decimal(deadline) and len(deadline) <= 10 and int(deadline) > 0 else None)
 
     # -- the request ------------------------------------------------------------------------
 
@@ -624,7 +630,7 @@ class _Call:
             length = h.headers.get("content-length")
             if h.headers.get("transfer-encoding", "").lower() == "chunked":
                 body = _Body(h.rfile, None)
-            elif length is not None and length.strip().isdigit():
+            elif length is not None and _decimal(length.strip()):
                 body = _Body(h.rfile, int(length))
             else:
                 body = _Body(h.rfile, 0)
