@@ -280,6 +280,28 @@ def test_lone_surrogate_in_a_python_document_is_refused_by_every_writer(encoding
             MODULES[encoding].encode(doc)
 
 
+_TEXT_WITH_SURROGATES = st.text(st.one_of(st.characters(codec="utf-8"), st.sampled_from("\ud800\udbff\udc00\udfff")),
+                                max_size=4)
+_PYTHON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.floats(), st.integers(), _TEXT_WITH_SURROGATES,
+              st.sampled_from([2**64, -(2**63) - 1, b"\xed"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.one_of(_TEXT_WITH_SURROGATES, st.integers()), inner, max_size=4)),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PYTHON_VALUES)
+def test_the_surrogate_check_finds_what_the_walk_finds(node: Any) -> None:
+    """The C-speed screen in front of the walk (orjson refusing a lone
+    surrogate) never hides one and never names another place: on any
+    Python value, with non-string member names and integers orjson cannot
+    write, the answer is the walk's alone."""
+    from memorywire import validation
+
+    assert validation.surrogate(node) == validation._surrogate(node, "")
+
+
 # -- duplicate keys ----------------------------------------------------------------
 
 HEAD = '{"specversion":"1.0","id":"r1","kind":"fact","fact":{"text":"x"}'

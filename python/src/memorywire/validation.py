@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from memorywire import _compiled, _extras, _formats
 from memorywire import _model as m
 from memorywire._rules import Walk as _Walk
@@ -86,6 +88,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def surrogate(node: Any, ptr: str = "") -> str | None:
     """The pointer of the first string (or member name) holding a lone
     surrogate. Decoded documents never hold one; Python code can build one."""
+    try:
+        # orjson refuses a lone surrogate in any string or member name, in C:
+        # a document it writes holds none (an embedding's values cost a
+        # walk hundreds of calls long otherwise). What it cannot write (a
+        # non-string member name, an integer beyond 64 bits) is walked.
+        orjson.dumps(node)
+    except TypeError:
+        return _surrogate(node, ptr)
+    return None
+
+
+def _surrogate(node: Any, ptr: str) -> str | None:
     t = type(node)
     if t is str:
         return ptr if _SURROGATE.search(node) else None
@@ -93,12 +107,12 @@ def surrogate(node: Any, ptr: str = "") -> str | None:
         for key, value in node.items():
             if type(key) is str and _SURROGATE.search(key):
                 return ptr
-            found = surrogate(value, f"{ptr}/{escape_token(str(key))}")
+            found = _surrogate(value, f"{ptr}/{escape_token(str(key))}")
             if found is not None:
                 return found
     elif t is list:
         for i, value in enumerate(node):
-            found = surrogate(value, f"{ptr}/{i}")
+            found = _surrogate(value, f"{ptr}/{i}")
             if found is not None:
                 return found
     return None
