@@ -65,11 +65,14 @@ def test_the_block_names_the_records_sent_and_verify_checks_it(tmp_path: Path) -
         tampered = [json.loads(json.dumps(m)) for m in messages]
         tampered[0]["records"][7]["fact"]["text"] += "!"
         saved.write_text("".join(json.dumps(m) + "\n" for m in tampered), encoding="utf-8")
-        assert verify(saved)[0] == 1
+        status, out = verify(saved)
+        assert status == 1 and out.startswith(f"{saved}:{len(messages)}: /integrity/digest: ") \
+            and out.endswith("[DIGEST_MISMATCH]\n"), out
         dropped = [json.loads(json.dumps(m)) for m in messages]
         del dropped[1]["records"][0]
         saved.write_text("".join(json.dumps(m) + "\n" for m in dropped), encoding="utf-8")
-        assert "do not match" in verify(saved)[1]
+        assert verify(saved)[1].endswith(
+            ": /integrity/records: 2499 records were read, the integrity block says 2500 [DIGEST_MISMATCH]\n")
         saved.write_text("".join(json.dumps(m) + "\n" for m in messages[:-1]), encoding="utf-8")
         status, out = verify(saved)
         assert status == 1 and "no integrity block" in out
@@ -148,7 +151,7 @@ def test_a_signed_block_verifies_and_each_fault_is_named(tmp_path: Path) -> None
         changed = json.loads(json.dumps(messages))
         changed[0]["records"][2]["fact"]["text"] = "fact 2!"
         status, out = verify_with(_save(tmp_path / "record.jsonl", changed), pub_file)
-        assert status == 1 and "do not match the integrity block" in out
+        assert status == 1 and "/integrity/digest: " in out and "[DIGEST_MISMATCH]" in out, out
         # The digest changed to match the changed records: the signature fails.
         redigested = json.loads(json.dumps(changed))
         encoder = memorywire.protobuf.Encoder("memorywire.v1.MemoryRecord")
@@ -245,6 +248,77 @@ def test_serve_signs_with_its_key_and_without_one_sends_no_signature(tmp_path: P
         assert status == (0 if signed else 1), out
         if not signed:
             assert "/integrity/signature: " in out and "[REQUIRED_FIELD_MISSING]" in out
+
+
+def test_the_client_checks_the_block_as_the_records_arrive(tmp_path: Path) -> None:
+    """``Client.export(integrity=True)`` asks for the block and checks the
+    records against it when the stream ends (R-OPS-098); with a public key
+    it checks the signature too (R-OPS-097), over a live gRPC server."""
+    from memorywire.client import Client
+    from memorywire.service.process import ServeProcess
+
+    key_file, pub_file, private = _keys(tmp_path)
+    other_pub = _keys(tmp_path, "other")[1]
+    for flags, signed in ((["--quiet", "--export-signing-key", str(key_file)], True), (["--quiet"], False)):
+        with ServeProcess(tmp_path / f"client-{signed}.sqlite3", flags) as served, \
+                Client(served.target, tenant="acme") as client:
+            client.put([fact(f"f{i}", f"text {i}") for i in range(3)])
+            plain = list(client.export())
+            assert [r["id"] for r in plain] == ["f0", "f1", "f2"]
+            assert list(client.export(integrity=True)) == plain
+            if signed:
+                assert list(client.export(public_key=pub_file)) == plain
+                assert list(client.export(public_key=private.public_key())) == plain
+                with pytest.raises(memorywire.ValidationError) as info:
+                    list(client.export(public_key=other_pub))
+                assert (info.value.reason, info.value.pointer) == (
+                    "SIGNATURE_MISMATCH", "/integrity/signature/key_id")
+            else:
+                with pytest.raises(memorywire.ValidationError) as info:
+                    list(client.export(public_key=pub_file))
+                assert (info.value.reason, info.value.pointer) == (
+                    "REQUIRED_FIELD_MISSING", "/integrity/signature")
+
+
+def test_the_client_reader_names_each_fault_of_a_stream() -> None:
+    """The reader behind ``Client.export`` on the messages of a real export,
+    changed in transit: a record changed, a record lost, the block lost, a
+    message after the block; each with its reason and pointer (R-OPS-098)."""
+    from memorywire.client._shared import ExportReader
+
+    store = Store(":memory:")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        svc.put(call, {**HEAD, "operation_id": "p", "items": [
+            {"record": fact(f"f{i}", f"text {i}")} for i in range(4)]})
+        messages = export(svc, call, integrity=True)
+    finally:
+        store.close()
+
+    def read(changed: list[dict[str, Any]]) -> memorywire.ValidationError | None:
+        reader = ExportReader(integrity=True)
+        for m in changed:
+            reader.records(memorywire.protobuf.encode(m, type="memorywire.v1.ExportResponse"))
+        try:
+            reader.finish()
+        except memorywire.ValidationError as e:
+            return e
+        return None
+
+    assert read(messages) is None
+    changed = json.loads(json.dumps(messages))
+    changed[0]["records"][2]["fact"]["text"] = "text 9"
+    lost = json.loads(json.dumps(messages))
+    del lost[0]["records"][3]
+    for stream, reason, pointer in ((changed, "DIGEST_MISMATCH", "/integrity/digest"),
+                                    (lost, "DIGEST_MISMATCH", "/integrity/records"),
+                                    (messages[:-1], "REQUIRED_FIELD_MISSING", "/integrity")):
+        fault = read(stream)
+        assert fault is not None and (fault.reason, fault.pointer) == (reason, pointer), stream
+    with pytest.raises(memorywire.ValidationError) as info:
+        read(messages + messages[:1])
+    assert (info.value.reason, info.value.pointer) == ("DIGEST_MISMATCH", "/integrity")
 
 
 def test_serve_refuses_a_key_file_that_holds_no_ed25519_key(tmp_path: Path) -> None:

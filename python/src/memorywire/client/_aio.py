@@ -13,12 +13,12 @@ import grpc.aio
 
 from memorywire.client._shared import (
     Doc,
+    ExportReader,
     Operations,
     Settings,
     Streamed,
     Unary,
     Upload,
-    export_records,
     service_error,
     watch_event,
 )
@@ -120,16 +120,19 @@ class AsyncClient(Operations[Awaitable[Doc], Awaitable[AsyncWatchStream], AsyncI
         return AsyncWatchStream(rpc)
 
     def _export(self, call: Streamed) -> AsyncIterator[Doc]:
+        reader = call.reader or ExportReader()
+
         async def records() -> AsyncIterator[Doc]:
             rpc = self.channel.unary_stream(call.path)(call.data, metadata=self.metadata, timeout=call.timeout)
             try:
                 async for message in rpc:
-                    for record in export_records(message):
+                    for record in reader.records(message):
                         yield record
             except grpc.RpcError as e:
                 raise service_error(e) from None
             finally:
                 rpc.cancel()
+            reader.finish()
 
         return records()
 

@@ -24,7 +24,9 @@ import grpc
 import memorywire.protobuf
 from memorywire._transport import is_local
 from memorywire._version import SPECVERSION
-from memorywire.errors import MemorywireError
+from memorywire.errors import MemorywireError, violation
+from memorywire.integrity import ExportDigest
+from memorywire.integrity import check as check_integrity
 from memorywire.service import registry
 from memorywire.service.errors import (
     ERROR_TYPE_URL,
@@ -192,6 +194,8 @@ class Streamed:
     method: str
     data: bytes
     timeout: float | None
+    #: How an Export's messages are read.
+    reader: ExportReader | None = None
 
     def __post_init__(self) -> None:
         _streaming(self.method, Streaming.SERVER)
@@ -226,11 +230,38 @@ def watch_event(data: bytes) -> Doc:
     return event
 
 
-def export_records(data: bytes) -> list[Doc]:
-    """The records of an ExportResponse message."""
-    records: list[Doc] = memorywire.protobuf.decode(
-        data, type=operation("Export").response_type).get("records", [])
-    return records
+class ExportReader:
+    """Reads the messages of one Export. Asked for ``integrity``, it keeps
+    the digest of the records as they arrive, and :meth:`finish` checks it
+    against the block of the last message (operations.md section 17.1),
+    with the signature when a public key is given."""
+
+    def __init__(self, integrity: bool = False, public_key: Any = None) -> None:
+        self.digest = ExportDigest() if integrity or public_key is not None else None
+        self.public_key = public_key
+        self.block: Doc | None = None
+
+    def records(self, data: bytes) -> list[Doc]:
+        """The records of an ExportResponse message."""
+        message = memorywire.protobuf.decode(data, type=operation("Export").response_type)
+        records: list[Doc] = message.get("records", [])
+        if self.digest is not None:
+            if self.block is not None:
+                raise violation("DIGEST_MISMATCH", "/integrity",
+                                "a message followed the integrity block")
+            for record in records:
+                self.digest.add(record)
+            self.block = message.get("integrity")
+        return records
+
+    def finish(self) -> None:
+        """Raise the ValidationError of a block that the records read do
+        not match, or of a missing one; nothing when integrity was not
+        asked for."""
+        if self.digest is not None:
+            fault = check_integrity(self.block, self.digest, self.public_key)
+            if fault is not None:
+                raise fault
 
 
 R = TypeVar("R")  # the result of a unary call: a document, or an awaitable of one
@@ -410,11 +441,24 @@ class Operations(ABC, Generic[R, W, E]):
         return self._do("CommitOffset", operation_id, timeout, consumer=consumer, cursor=cursor)
 
     def export(self, *, scope: Mapping[str, Any] | None = None, include_deleted: bool | None = None,
-               filter: Mapping[str, Any] | None = None, timeout: float | None = None) -> E:
-        """Every record of a scope, in insertion order."""
-        req = envelope({"scope": scope, "include_deleted": include_deleted, "filter": filter})
+               filter: Mapping[str, Any] | None = None, integrity: bool | None = None,
+               public_key: str | Path | Any | None = None, timeout: float | None = None) -> E:
+        """Every record of a scope, in insertion order. With ``integrity``
+        the records are checked against the integrity block the service
+        sends last: when the stream ends, a ValidationError with
+        DIGEST_MISMATCH (or REQUIRED_FIELD_MISSING when no block came) is
+        raised instead of the end. A ``public_key`` (an Ed25519 public key,
+        or the path of its PEM file; the ``signing`` extra) also checks the
+        block's signature, and implies ``integrity``."""
+        if isinstance(public_key, (str, Path)):
+            from memorywire import signing
+
+            public_key = signing.load_public_key(public_key)
+        reader = ExportReader(bool(integrity), public_key)
+        req = envelope({"scope": scope, "include_deleted": include_deleted, "filter": filter,
+                        "integrity": True if reader.digest is not None else None})
         data = memorywire.protobuf.encode(req, type=operation("Export").request_type)
-        return self._export(Streamed("Export", data, self._deadline(timeout)))
+        return self._export(Streamed("Export", data, self._deadline(timeout), reader))
 
     def import_(self, records: Iterable[Mapping[str, Any]], *, scope: Mapping[str, Any] | None = None,
                 mode: str | None = None, conflict: str | None = None, deduplicate: bool | None = None,

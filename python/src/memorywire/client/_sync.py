@@ -9,12 +9,12 @@ import grpc
 
 from memorywire.client._shared import (
     Doc,
+    ExportReader,
     Operations,
     Settings,
     Streamed,
     Unary,
     Upload,
-    export_records,
     service_error,
     watch_event,
 )
@@ -111,12 +111,15 @@ class Client(Operations[Doc, WatchStream, Iterator[Doc]]):
     def _export(self, call: Streamed) -> Iterator[Doc]:
         stream = self.channel.unary_stream(call.path)(call.data, metadata=self.metadata, timeout=call.timeout)
 
+        reader = call.reader or ExportReader()
+
         def records() -> Iterator[Doc]:
             try:
                 for message in stream:
-                    yield from export_records(message)
+                    yield from reader.records(message)
             except grpc.RpcError as e:
                 raise service_error(e) from None
+            reader.finish()
 
         return records()
 

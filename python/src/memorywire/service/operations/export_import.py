@@ -12,6 +12,7 @@ import memorywire.protobuf
 from memorywire import _codec
 from memorywire import _model as m
 from memorywire._compiled import varint
+from memorywire.integrity import ExportDigest
 from memorywire.service import records as r
 from memorywire.service.context import Call
 from memorywire.service.errors import ServiceError, error
@@ -47,8 +48,7 @@ class ExportAndImport(Base):
             yield from self.store.scan(num, Selection.of(req.get("scope"), not_statuses=(
                 () if req.get("include_deleted") else ("deleted", "rejected"))))
 
-        integrity = hashlib.sha256() if req.get("integrity") else None
-        sent = [0]
+        integrity = ExportDigest() if req.get("integrity") else None
 
         def batch_of(parts: list[tuple[int, bytes]]) -> bytes:
             """The records of a message as they are sent, counted into the
@@ -57,8 +57,7 @@ class ExportAndImport(Base):
             kept = list(present(parts))
             if integrity is not None:
                 for field in kept:
-                    integrity.update(field[1:])
-                sent[0] += len(kept)
+                    integrity.add_framed(field[1:])
             return b"".join(kept)
 
         # The tenant's position before the export's snapshot is taken: an
@@ -102,7 +101,7 @@ class ExportAndImport(Base):
                 if batch:
                     yield head + batch
             if integrity is not None:
-                block: dict[str, Any] = {"records": sent[0], "digest": "sha256:" + integrity.hexdigest()}
+                block = integrity.block()
                 if self.signer is not None:
                     block["signature"] = self.signer.sign(block["digest"])
                 yield self.encode(response_type("Export"), self.envelope(req, integrity=block))
