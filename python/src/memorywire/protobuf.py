@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf.message import DecodeError as _UpbDecodeError
 from google.protobuf.message import Message
 
-from memorywire import _codec, _document, _wire
+from memorywire import _codec, _document, _encode, _wire
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -116,7 +116,7 @@ class Encoder:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
         self._cls = _document.info(type).cls
-        self._write = _document.function("pb", type)
+        self._write = _encode.protobuf_writer(type)
 
     def message(self, doc: Mapping[str, Any]) -> Message:
         """The document as an upb message, after validation."""
