@@ -194,6 +194,13 @@ def _out_needs(f: m.FieldInfo, job: str) -> bool:
     return f.kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE)
 
 
+def _leaf(f: m.FieldInfo, job: str) -> bool:
+    """Whether a field holds one message none of whose members changes but
+    for defaults: its parent tests it in place, without a call."""
+    return (f.kind == m.MESSAGE and not f.repeated and f.message is not None
+            and not any(_out_needs(g, job) for g in f.message.ordered))
+
+
 def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
     """js_M and mp_M: the canonical form of a message whose members all have
     a value other than their default (no empty string, zero, false, empty
@@ -201,33 +208,45 @@ def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
     a copy with the members whose spelling changes converted. Any other
     message takes the walker of memorywire._compiled, which drops defaults.
     Keys stay in the document's order: the writers sort them."""
-    convert = {f.name: _out_fn(src, f, job) for f in info.ordered if _out_needs(f, job)}
+    fields = [f for f in info.ordered if _out_needs(f, job)]
+    leaves = {f.name: f"{job}_walk_{f.message.name}" for f in fields if _leaf(f, job) and f.message}
+    convert = {f.name: _out_fn(src, f, job) for f in fields if f.name not in leaves}
     src.add(0, f"def {job}_{info.name}(d):")
     src.add(1, "if not all(d.values()):")
     src.add(2, f"return {job}_walk_{info.name}(d)")
     src.add(1, "o = d")
-    if len(convert) > 4:
-        # One set operation in C finds the few members present.
-        names, fns = src.const(frozenset(convert), "_names"), f"_{job}_{info.name}"
-        src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in convert.items()) + "}")
-        src.add(1, f"for k in {names}.intersection(d):")
-        src.add(2, "v = d[k]")
-        src.add(2, f"x = {fns}[k](v)")
-        src.add(2, "if x is not v:")
-        src.add(3, "if o is d:")
-        src.add(4, "o = dict(d)")
-        src.add(3, "o[k] = x")
-    else:
-        for key, fn in convert.items():
-            src.add(1, f"v = d.get({key!r})")
-            src.add(1, "if v is not None:")
-            src.add(2, f"x = ({fn})(v)" if fn.startswith("lambda") else f"x = {fn}(v)")
-            src.add(2, "if x is not v:")
-            src.add(3, "if o is d:")
-            src.add(4, "o = dict(d)")
-            src.add(3, f"o[{key!r}] = x")
+    for group, test in ((leaves, "all(v.values())"), (convert, None)):
+        if len(group) > 4:
+            # One set operation in C finds the few members present.
+            names, fns = src.const(frozenset(group), "_names"), f"_{job}_{info.name}_{len(src.tail)}"
+            src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in group.items()) + "}")
+            src.add(1, f"for k in {names}.intersection(d):")
+            src.add(2, "v = d[k]")
+            _gen_change(src, 2, f"{fns}[k]", "k", test)
+        else:
+            for key, fn in group.items():
+                src.add(1, f"v = d.get({key!r})")
+                src.add(1, "if v is not None:")
+                _gen_change(src, 2, f"({fn})" if fn.startswith("lambda") else fn, repr(key), test)
     src.add(1, "return o")
     src.add(0, "")
+
+
+def _gen_change(src: _Source, ind: int, fn: str, key: str, test: str | None) -> None:
+    """Put fn(v) for the member key in the copy o where it is not v; with a
+    test, only where the test of v fails (a leaf with a default member)."""
+    if test is not None:
+        src.add(ind, f"if not {test}:")
+        ind += 1
+        src.add(ind, "if o is d:")
+        src.add(ind + 1, "o = dict(d)")
+        src.add(ind, f"o[{key}] = {fn}(v)")
+        return
+    src.add(ind, f"x = {fn}(v)")
+    src.add(ind, "if x is not v:")
+    src.add(ind + 1, "if o is d:")
+    src.add(ind + 2, "o = dict(d)")
+    src.add(ind + 1, f"o[{key}] = x")
 
 
 def _out_fn(src: _Source, f: m.FieldInfo, job: str) -> str:
