@@ -167,3 +167,22 @@ def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:
         assert js.encode() == mj.encode(doc)
         assert bytes.fromhex(mp_hex) == mm.encode(doc)
         assert bytes.fromhex(pb_hex) == mp.encode(doc)
+
+
+def test_float32_vectors_round_as_an_array_does() -> None:
+    """struct packs a vector's values in one call; they round to nearest as
+    the array of binary32 values the validator builds would."""
+    import struct
+    from array import array
+
+    largest = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+    values = [0.0, -0.0, 1, -3, 0.1, 1e-45, 1e-46, -1e-40, largest, -largest,
+              3.4028235677973362e38, 2.0**-149, 0.3333333333333333, 16777217, 1.0000000596046448]
+    expected = array("f", values)
+    if sys.byteorder != "little":
+        expected.byteswap()
+    assert _compiled.float32_bytes(values) == expected.tobytes()
+    assert _compiled.float32_values(values) == tuple(array("f", values).tolist())
+    vector = _codec.Float32Values([1.5])
+    vector.raw = b"\x00\x00\xc0\x3f"
+    assert _compiled.float32_bytes(vector) is vector.raw

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import os
-from array import array
 from operator import is_
 from typing import Any
 
@@ -285,7 +284,7 @@ def vec_js(v: Any) -> list[float]:
     """A float32 vector as its values rounded to binary32."""
     if type(v) is Float32Values:
         return v  # read from binary32 bytes
-    return array("f", v).tolist()
+    return list(_compiled.float32_values(v))
 
 
 def _infos() -> list[m.MessageInfo]:
