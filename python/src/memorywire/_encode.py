@@ -1,18 +1,26 @@
 """Writers of validated documents that leave the byte work to compiled code.
 
 The writers of :mod:`memorywire._compiled` build the canonical bytes in
-Python. This module writes the same bytes with less Python on the way:
+Python. This module writes the same bytes with less Python on the way,
+with functions generated per message type ``M`` from the field tables:
 
 * ``up_M(d)``: the keyword arguments of the upb message of type ``M`` (the
   C Protobuf runtime takes nested dicts and lists), from which upb writes
   the canonical Protobuf bytes in C: fields in field-number order, floats
-  packed, defaults omitted, map entries in the order given (sorted here).
+  packed, defaults omitted, map entries in the order given (sorted here);
+  ``fix_M(msg, d)`` then merges the packed bytes of float32 vectors.
+* ``js_M(d)`` and ``mp_M(d)``: the canonical JSON and MessagePack forms of
+  a message whose members all differ from their defaults: the document
+  itself, or a copy with only the members whose spelling changes; orjson
+  and msgspec write them with sorted keys. Any other message takes the
+  walker of :mod:`memorywire._compiled`.
 
 Every writer here gives the bytes of its counterpart in
-:mod:`memorywire._compiled`, or raises; the codecs then take the
+:mod:`memorywire._compiled`, or raises, and the codecs then take the
 counterpart. ``tests/test_encode.py`` compares the two over the vectors
 and generated documents. With ``MEMORYWIRE_PURE=1`` in the environment
-only the counterparts run.
+(or where msgspec cannot be imported, for MessagePack) only the
+counterparts run.
 """
 
 from __future__ import annotations
@@ -34,12 +42,8 @@ try:
 except ImportError:  # the writers of memorywire._compiled serve every document
     msgspec = None  # type: ignore[assignment]
 
-#: Whether the writers of this module are in use; tests turn them off.
+#: Whether the writers of this module are in use (not with MEMORYWIRE_PURE=1).
 ENABLED = os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
-
-#: Absent, as opposed to null, for fields whose Value may be null.
-_MISSING = object()
-
 
 def value_up(v: Any) -> dict[str, Any]:
     """The upb form of a memorywire.v1.Value."""
@@ -307,7 +311,7 @@ def _build() -> dict[str, Any]:
     memo: dict[str, bool] = {}
     vector_memo: dict[str, bool] = {}
     namespace: dict[str, Any] = {
-        "MISSING": _MISSING, "entries_up": entries_up, "value_up": value_up,
+        "entries_up": entries_up, "value_up": value_up,
         "timestamp_up": timestamp_up, "b64decode": base64.b64decode,
         "ts_mp": ts_mp, "pb_vector": _compiled.pb_vector, "vec_mp": _compiled.vec_mp, "vec_js": vec_js,
         "each": each, "ts_canonical": _timestamp.canonical,
