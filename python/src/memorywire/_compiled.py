@@ -20,6 +20,7 @@ Jobs, per message type ``M``:
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import re
 import struct
@@ -280,13 +281,28 @@ def ts_mp(v: str) -> _msgpack.Timestamp:
     return _msgpack.Timestamp(*_timestamp.parse(v))
 
 
-def vec_mp(v: Any) -> bytes:
+@functools.lru_cache(maxsize=64)
+def _float32_format(count: int) -> struct.Struct:
+    return struct.Struct(f"<{count}f")
+
+
+def float32_bytes(v: Any) -> bytes:
+    """The little-endian binary32 bytes of a valid float32 vector: those it
+    was read from, or its values rounded to nearest (struct packs them in
+    one call, where an array converts them one at a time)."""
     if type(v) is Float32Values:
         return v.raw
-    a = array("f", v)
-    if not _LITTLE:
-        a.byteswap()
-    return a.tobytes()
+    return _float32_format(len(v)).pack(*v)
+
+
+def float32_values(v: Any) -> tuple[float, ...]:
+    """The values of a valid float32 vector rounded to binary32."""
+    fmt = _float32_format(len(v))
+    return fmt.unpack(fmt.pack(*v))
+
+
+def vec_mp(v: Any) -> bytes:
+    return float32_bytes(v)
 
 
 # -- Protobuf wire bytes -----------------------------------------------------
@@ -326,14 +342,7 @@ def pb_timestamp(tag: bytes, v: str) -> bytes:
 
 
 def pb_vector(tag: bytes, v: Any) -> bytes:
-    if type(v) is Float32Values:
-        raw = v.raw
-    else:
-        a = array("f", v)
-        if not _LITTLE:
-            a.byteswap()
-        raw = a.tobytes()
-    return pb_bytes(tag, raw)
+    return pb_bytes(tag, float32_bytes(v))
 
 
 def pb_packed(tag: bytes, values: list[int]) -> bytes:

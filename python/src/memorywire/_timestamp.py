@@ -20,8 +20,29 @@ def _days_from_civil(y: int, m: int, d: int) -> int:
     return era * 146097 + doe - 719468
 
 
+_fromisoformat = datetime.fromisoformat
+_SECOND = timedelta(seconds=1)
+#: The nanoseconds of one unit of a fraction of each number of digits.
+_FRACTION_UNIT = {n: 10 ** (9 - n) for n in range(1, 10)}
+
+
 def parse(text: str) -> tuple[int, int]:
     """Seconds and nanoseconds of a timestamp the validator has accepted."""
+    if len(text) < 20:
+        return _parse(text)
+    try:
+        # The date and time of day in C; the year 0000 and other dates
+        # datetime refuses take the arithmetic below.
+        seconds = (_fromisoformat(text[:19]) - _EPOCH) // _SECOND
+    except ValueError:
+        return _parse(text)
+    if text[19] == ".":
+        digits = text[20:-1]
+        return seconds, int(digits) * _FRACTION_UNIT[len(digits)]
+    return seconds, 0
+
+
+def _parse(text: str) -> tuple[int, int]:
     days = _days_from_civil(int(text[0:4]), int(text[5:7]), int(text[8:10]))
     seconds = days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19])
     nanos = 0

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from memorywire import _diagnose, _document, _fast, _rules
+from memorywire import _diagnose, _document, _encode, _fast, _rules
 from memorywire import _model as m
 from memorywire import validation as _validate
 from memorywire._compiled import LONG_INTEGER
@@ -273,7 +273,7 @@ class Encoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._canonical = _document.function("js", type)
+        self._canonical = _encode.json_canonical(type)
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it, canonical unless asked otherwise."""

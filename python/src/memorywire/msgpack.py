@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack as _msgpack
 
-from memorywire import _codec, _diagnose, _document, _fast, _rules
+from memorywire import _codec, _diagnose, _document, _encode, _fast, _rules
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import DecodeError, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -138,8 +138,7 @@ class Encoder:
     def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        self._canonical = _document.function("mp", type)
-        self._packer = _msgpack.Packer(use_bin_type=True, datetime=False)
+        self._write = _encode.msgpack_writer(type)
 
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical MessagePack."""
@@ -149,7 +148,7 @@ class Encoder:
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
         """Write a document the validator has accepted, canonically."""
-        return self._packer.pack(self._canonical(doc))  # type: ignore[no-any-return]
+        return self._write(doc)  # type: ignore[no-any-return]
 
 
 _codecs = _document.Codecs(Decoder, Encoder)

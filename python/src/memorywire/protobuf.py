@@ -13,7 +13,8 @@ from typing import Any
 from google.protobuf.message import DecodeError as _UpbDecodeError
 from google.protobuf.message import Message
 
-from memorywire import _codec, _document, _wire
+from memorywire import _codec, _document, _encode, _wire
+from memorywire import _model as m
 from memorywire._document import DEFAULT_TYPE
 from memorywire.errors import decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
@@ -32,6 +33,9 @@ class Decoder:
         self._cls = self._info.cls
         #: An Error carries no specversion; it is read as of a newer minor.
         self._always_tolerant = self._info.name == "Error"
+        #: Whether the type's field 1 is its specversion, a string.
+        field = self._info.fields.get("specversion")
+        self._versioned = field is not None and field.number == 1 and field.kind == m.STRING
 
     def decode(self, data: bytes) -> dict[str, Any]:
         """Parse and validate one document. A document with fields of a newer
@@ -46,12 +50,16 @@ class Decoder:
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
         _document.check_size(data, self.limits)
-        version = _wire.specversion(data)
-        newer = self._always_tolerant or _is_newer(version)
         try:
             msg = self._cls.FromString(data)
         except (_UpbDecodeError, RecursionError):
             msg = None
+        # The last specversion field of length-delimited type, as upb keeps
+        # it (an empty one counts as none, as it does below); bytes upb
+        # refuses are scanned for it in Python.
+        version: str | None = (_wire.specversion(data) if msg is None or not self._versioned
+                               else getattr(msg, "specversion", None) or None)
+        newer = self._always_tolerant or _is_newer(version)
         doc: Any = None
         unknown: list[str] = []
         if msg is not None:
@@ -116,7 +124,7 @@ class Encoder:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
         self._cls = _document.info(type).cls
-        self._write = _document.function("pb", type)
+        self._write = _encode.protobuf_writer(type)
 
     def message(self, doc: Mapping[str, Any]) -> Message:
         """The document as an upb message, after validation."""

@@ -1,0 +1,404 @@
+"""Writers of validated documents that leave the byte work to compiled code.
+
+The writers of :mod:`memorywire._compiled` build the canonical bytes in
+Python. This module writes the same bytes with less Python on the way,
+with functions generated per message type ``M`` from the field tables:
+
+* ``up_M(d)``: the keyword arguments of the upb message of type ``M`` (the
+  C Protobuf runtime takes nested dicts and lists), from which upb writes
+  the canonical Protobuf bytes in C: fields in field-number order, floats
+  packed, defaults omitted, map entries in the order given (sorted here);
+  ``fix_M(msg, d)`` then merges the packed bytes of float32 vectors.
+* ``js_M(d)`` and ``mp_M(d)``: the canonical JSON and MessagePack forms of
+  a message whose members all differ from their defaults: the document
+  itself, or a copy with only the members whose spelling changes; orjson
+  and msgspec write them with sorted keys. Any other message takes the
+  walker of :mod:`memorywire._compiled`.
+
+Every writer here gives the bytes of its counterpart in
+:mod:`memorywire._compiled`, or raises, and the codecs then take the
+counterpart. ``tests/test_encode.py`` compares the two over the vectors
+and generated documents. With ``MEMORYWIRE_PURE=1`` in the environment
+(or where msgspec cannot be imported, for MessagePack) only the
+counterparts run.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from operator import is_
+from typing import Any
+
+import msgpack as _msgpack
+from google.protobuf.message import EncodeError
+
+from memorywire import _compiled, _timestamp
+from memorywire import _model as m
+from memorywire._codec import Float32Values
+
+try:
+    import msgspec
+except ImportError:  # the writers of memorywire._compiled serve every document
+    msgspec = None  # type: ignore[assignment]
+
+#: Whether the writers of this module are in use (not with MEMORYWIRE_PURE=1).
+ENABLED = os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
+
+def value_up(v: Any) -> dict[str, Any]:
+    """The upb form of a memorywire.v1.Value."""
+    t = type(v)
+    if t is str:
+        return {"string_value": v}
+    if t is int:
+        return {"integer_value": v}
+    if t is float:
+        return {"float_value": v}
+    if t is bool:
+        return {"bool_value": v}
+    if v is None:
+        return {"null_value": 0}
+    if t is list:
+        return {"list_value": {"values": [value_up(x) for x in v]}}
+    return {"map_value": {"entries": entries_up(v)}}
+
+
+def entries_up(v: dict[str, Any]) -> list[dict[str, Any]]:
+    """A map from strings to Values as repeated MapEntry, sorted by key."""
+    return [{"key": k, "value": value_up(v[k])} for k in sorted(v)]
+
+
+def timestamp_up(text: str) -> dict[str, int]:
+    """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+    seconds, nanos = _timestamp.parse(text)
+    return {"seconds": seconds, "nanos": nanos}
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.tail: list[str] = []
+
+    def const(self, value: Any, prefix: str) -> str:
+        for name, existing in self.consts.items():
+            if existing is value or (type(existing) is frozenset and existing == value):
+                return name
+        name = f"{prefix}{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def add(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+
+def _needs(info: m.MessageInfo, memo: dict[str, bool]) -> bool:
+    """Whether the JSON form of a message differs from its upb form: it has
+    enums, timestamps, bytes, Values, maps or float32 vectors, or a message
+    that has."""
+    if info.name not in memo:
+        memo[info.name] = False  # a recursive message needs what its other fields need
+        memo[info.name] = any(f.kind == m.FLOAT32 or _field_needs(f, memo) for f in info.ordered)
+    return memo[info.name]
+
+
+def _field_needs(f: m.FieldInfo, memo: dict[str, bool]) -> bool:
+    if f.is_map or f.kind in (m.ENUM, m.TIMESTAMP, m.BYTES, m.VALUE):
+        return True
+    return f.kind == m.MESSAGE and f.message is not None and _needs(f.message, memo)
+
+
+def _gen_up(src: _Source, info: m.MessageInfo, memo: dict[str, bool]) -> None:
+    """up_M: a copy of the document with the members whose upb form differs
+    converted (members the type does not know stay, and upb refuses them)."""
+    convert = {f.name: _up_fn(src, f, memo) for f in info.ordered if _field_needs(f, memo)}
+    vectors = [f for f in info.ordered if f.kind == m.FLOAT32]
+    src.add(0, f"def up_{info.name}(d):")
+    if not convert and not vectors:
+        src.add(1, "return d")
+        src.add(0, "")
+        return
+    src.add(1, "o = dict(d)")
+    if convert:
+        names, fns = src.const(frozenset(convert), "_names"), f"_fns_{info.name}"
+        # The table of functions follows every definition (a message may hold itself).
+        src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in convert.items()) + "}")
+        src.add(1, f"for k in {names}.intersection(d):")
+        src.add(2, f"o[k] = {fns}[k](o[k])")
+    for f in vectors:
+        # Its packed bytes go in later (fix_M), not its values one by one.
+        src.add(1, f"o.pop({f.name!r}, None)")
+    src.add(1, "return o")
+    src.add(0, "")
+
+
+def _holds_vectors(info: m.MessageInfo, memo: dict[str, bool]) -> bool:
+    """Whether a message has a float32 vector, or a message that has."""
+    if info.name not in memo:
+        memo[info.name] = False
+        memo[info.name] = any(
+            f.kind == m.FLOAT32 or (f.kind == m.MESSAGE and f.message is not None and _holds_vectors(f.message, memo))
+            for f in info.ordered if not f.is_map)
+    return memo[info.name]
+
+
+def _gen_fix(src: _Source, info: m.MessageInfo, memo: dict[str, bool]) -> None:
+    """fix_M(msg, d): merge the packed bytes of the float32 vectors of d into
+    the message upb built from up_M(d), whose values a vector read from
+    binary32 keeps (upb would take them one float at a time)."""
+    if not _holds_vectors(info, memo):
+        return
+    src.add(0, f"def fix_{info.name}(msg, d):")
+    for f in info.ordered:
+        if f.is_map:
+            continue
+        if f.kind == m.FLOAT32:
+            src.add(1, f"v = d.get({f.name!r})")
+            src.add(1, "if v:")
+            src.add(2, f"msg.MergeFromString(pb_vector({src.const(_compiled.varint(f.number << 3 | 2), '_tag')}, v))")
+        elif f.kind == m.MESSAGE and f.message is not None and _holds_vectors(f.message, memo):
+            src.add(1, f"v = d.get({f.name!r})")
+            src.add(1, "if v is not None:")
+            if f.repeated:
+                src.add(2, f"for a, b in zip(msg.{f.name}, v):")
+                src.add(3, f"fix_{f.message.name}(a, b)")
+            else:
+                src.add(2, f"fix_{f.message.name}(msg.{f.name}, v)")
+    src.add(0, "")
+
+
+def _up_fn(src: _Source, f: m.FieldInfo, memo: dict[str, bool]) -> str:
+    """Source of a function from a member's value to its upb form."""
+    k = f.kind
+    if f.is_map:
+        return "entries_up"
+    if k == m.MESSAGE:
+        assert f.message is not None
+        one = f"up_{f.message.name}"
+    elif k == m.ENUM:
+        assert f.enum is not None
+        one = f"{src.const(f.enum.by_json, '_ev')}.__getitem__"
+    else:
+        one = {m.TIMESTAMP: "timestamp_up", m.BYTES: "b64decode", m.VALUE: "value_up"}[k]
+    if f.repeated:
+        return f"lambda v: [{one}(x) for x in v]"
+    return one
+
+
+def _out_needs(f: m.FieldInfo, job: str) -> bool:
+    """Whether a present member of this field changes in the canonical form
+    of a job ("js" or "mp") beyond the order of keys."""
+    if f.is_map or f.kind == m.VALUE:
+        return False  # the writer sorts their keys
+    if f.kind == m.MESSAGE:
+        return True
+    if job == "js":
+        return f.kind in (m.TIMESTAMP, m.FLOAT32, m.DOUBLE)
+    return f.kind in (m.TIMESTAMP, m.BYTES, m.FLOAT32, m.DOUBLE)
+
+
+def _leaf(f: m.FieldInfo, job: str) -> bool:
+    """Whether a field holds one message none of whose members changes but
+    for defaults: its parent tests it in place, without a call."""
+    return (f.kind == m.MESSAGE and not f.repeated and f.message is not None
+            and not any(_out_needs(g, job) for g in f.message.ordered))
+
+
+def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
+    """js_M and mp_M: the canonical form of a message whose members all have
+    a value other than their default (no empty string, zero, false, empty
+    array or object, null): the document itself where no member changes, or
+    a copy with the members whose spelling changes converted. Any other
+    message takes the walker of memorywire._compiled, which drops defaults.
+    Keys stay in the document's order: the writers sort them."""
+    fields = [f for f in info.ordered if _out_needs(f, job)]
+    leaves = {f.name: f"{job}_walk_{f.message.name}" for f in fields if _leaf(f, job) and f.message}
+    convert = {f.name: _out_fn(src, f, job) for f in fields if f.name not in leaves}
+    src.add(0, f"def {job}_{info.name}(d):")
+    src.add(1, "if not all(d.values()):")
+    src.add(2, f"return {job}_walk_{info.name}(d)")
+    src.add(1, "o = d")
+    for group, test in ((leaves, "all(v.values())"), (convert, None)):
+        if len(group) > 4:
+            # One set operation in C finds the few members present.
+            names, fns = src.const(frozenset(group), "_names"), f"_{job}_{info.name}_{len(src.tail)}"
+            src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in group.items()) + "}")
+            src.add(1, f"for k in {names}.intersection(d):")
+            src.add(2, "v = d[k]")
+            _gen_change(src, 2, f"{fns}[k]", "k", test)
+        else:
+            for key, fn in group.items():
+                src.add(1, f"v = d.get({key!r})")
+                src.add(1, "if v is not None:")
+                _gen_change(src, 2, f"({fn})" if fn.startswith("lambda") else fn, repr(key), test)
+    src.add(1, "return o")
+    src.add(0, "")
+
+
+def _gen_change(src: _Source, ind: int, fn: str, key: str, test: str | None) -> None:
+    """Put fn(v) for the member key in the copy o where it is not v; with a
+    test, only where the test of v fails (a leaf with a default member)."""
+    if test is not None:
+        src.add(ind, f"if not {test}:")
+        ind += 1
+        src.add(ind, "if o is d:")
+        src.add(ind + 1, "o = dict(d)")
+        src.add(ind, f"o[{key}] = {fn}(v)")
+        return
+    src.add(ind, f"x = {fn}(v)")
+    src.add(ind, "if x is not v:")
+    src.add(ind + 1, "if o is d:")
+    src.add(ind + 2, "o = dict(d)")
+    src.add(ind + 1, f"o[{key}] = x")
+
+
+def _out_fn(src: _Source, f: m.FieldInfo, job: str) -> str:
+    """Source of a function from a member's value to its canonical form,
+    which returns the value itself where it does not change."""
+    k = f.kind
+    if k == m.FLOAT32:
+        return "vec_mp" if job == "mp" else "vec_js"
+    if k == m.MESSAGE:
+        assert f.message is not None
+        one = f"{job}_{f.message.name}"
+    elif k == m.TIMESTAMP:
+        one = "ts_mp" if job == "mp" else "ts_canonical"
+    elif k == m.DOUBLE:
+        one = "float"
+    else:
+        one = "b64decode"
+    if f.repeated:
+        return f"lambda v: each({one}, v)"
+    return one
+
+
+def each(fn: Any, v: list[Any]) -> list[Any]:
+    """fn of every element; v itself where no element changes."""
+    out = list(map(fn, v))
+    return v if all(map(is_, out, v)) else out
+
+
+def ts_mp(text: str) -> Any:
+    """A timestamp as msgspec writes the MessagePack timestamp extension."""
+    assert msgspec is not None
+    return msgspec.msgpack.Ext(-1, _msgpack.Timestamp(*_timestamp.parse(text)).to_bytes())
+
+
+def vec_js(v: Any) -> list[float]:
+    """A float32 vector as its values rounded to binary32."""
+    if type(v) is Float32Values:
+        return v  # read from binary32 bytes
+    return list(_compiled.float32_values(v))
+
+
+def _infos() -> list[m.MessageInfo]:
+    infos: list[m.MessageInfo] = []
+    for name in m.top_level_types():
+        info = m.message(name)
+        if info not in infos:
+            infos.append(info)
+    i = 0
+    while i < len(infos):
+        for f in infos[i].ordered:
+            if f.message is not None and f.message not in infos:
+                infos.append(f.message)
+        i += 1
+    return infos
+
+
+def _build() -> dict[str, Any]:
+    src = _Source()
+    memo: dict[str, bool] = {}
+    vector_memo: dict[str, bool] = {}
+    namespace: dict[str, Any] = {
+        "entries_up": entries_up, "value_up": value_up,
+        "timestamp_up": timestamp_up, "b64decode": base64.b64decode,
+        "ts_mp": ts_mp, "pb_vector": _compiled.pb_vector, "vec_mp": _compiled.vec_mp, "vec_js": vec_js,
+        "each": each, "ts_canonical": _timestamp.canonical,
+    }
+    for info in _infos():
+        _gen_up(src, info, memo)
+        _gen_fix(src, info, vector_memo)
+        _gen_out(src, info, "js")
+        _gen_out(src, info, "mp")
+        for job in ("js", "mp"):
+            namespace[f"{job}_walk_{info.name}"] = _compiled.function(job, info.full_name)
+    namespace.update(src.consts)
+    source = "\n".join(src.lines + src.tail)
+    exec(compile(source, "<memorywire._encode>", "exec"), namespace)  # noqa: S102 - from the field tables
+    namespace["__source__"] = source
+    return namespace
+
+
+FUNCTIONS = _build()
+
+
+def protobuf_writer(type_name: str) -> Any:
+    """A function from a validated document of the type to its canonical
+    Protobuf bytes, written by upb."""
+    info = m.message(type_name)
+    walk = _compiled.function("pb", info.full_name)
+    if not ENABLED:
+        return walk
+    build = FUNCTIONS[f"up_{info.name}"]
+    fix = FUNCTIONS.get(f"fix_{info.name}")
+    cls = info.cls
+
+    def write(d: Any) -> bytes:
+        try:
+            msg = cls(**build(d))
+            if fix is not None:
+                fix(msg, d)
+            return msg.SerializeToString()
+        except _UPB_REFUSED:
+            return walk(d)  # type: ignore[no-any-return]
+
+    return write
+
+
+#: What upb may raise for a document it cannot take or write (a member it
+#: does not know, a string with a lone surrogate, nesting beyond its limit).
+_UPB_REFUSED = (ValueError, TypeError, KeyError, OverflowError, RecursionError, EncodeError)
+
+
+def _mp_hook(obj: Any) -> Any:
+    """What msgspec does not write itself: the timestamps of the walkers."""
+    if type(obj) is _msgpack.Timestamp:
+        assert msgspec is not None
+        return msgspec.msgpack.Ext(-1, obj.to_bytes())
+    raise TypeError(f"no MessagePack form for {type(obj).__name__}")
+
+
+def json_canonical(type_name: str) -> Any:
+    """A function from a validated document of the type to its canonical
+    JSON form, for orjson to write with sorted keys."""
+    info = m.message(type_name)
+    if not ENABLED:
+        return _compiled.function("js", info.full_name)
+    return FUNCTIONS[f"js_{info.name}"]
+
+
+#: What a writer that hands its work to msgspec or upb may raise for a
+#: document it cannot write; the writers of memorywire._compiled then do.
+_REFUSED: tuple[type[Exception], ...] = (
+    (TypeError, ValueError, OverflowError, msgspec.EncodeError) if msgspec else (TypeError, ValueError))
+
+
+def msgpack_writer(type_name: str) -> Any:
+    """A function from a validated document of the type to its canonical
+    MessagePack bytes."""
+    info = m.message(type_name)
+    walk = _compiled.function("mp", info.full_name)
+    pack = _msgpack.Packer(use_bin_type=True, datetime=False).pack
+    if not ENABLED or msgspec is None:
+        return lambda d: pack(walk(d))
+    canonical = FUNCTIONS[f"mp_{info.name}"]
+    encode = msgspec.msgpack.Encoder(order="deterministic", enc_hook=_mp_hook).encode
+
+    def write(d: Any) -> bytes:
+        try:
+            return encode(canonical(d))
+        except _REFUSED:
+            return pack(walk(d))  # type: ignore[no-any-return]
+
+    return write

@@ -1,0 +1,200 @@
+"""The writers of memorywire._encode against the walkers of memorywire._compiled.
+
+Every encoder must write exactly the bytes it wrote before the writers that
+hand their work to upb and msgspec: the tests here compare the two on every
+document of the conformance vectors (as each decoder gives it back) and on
+generated documents. With MEMORYWIRE_PURE=1 only the walkers run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Any
+
+import msgpack
+import orjson
+import pytest
+import strategies as S
+from hypothesis import HealthCheck, given, settings
+
+import memorywire.json as mj
+import memorywire.msgpack as mm
+import memorywire.protobuf as mp
+from memorywire import _codec, _compiled, _encode, _model, validation
+from memorywire.errors import MemorywireError
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VECTORS = sorted((ROOT / "conformance" / "vectors" / "v1").glob("[A-Z]*.json"))
+RECORD = "memorywire.v1.MemoryRecord"
+_PACK = msgpack.Packer(use_bin_type=True, datetime=False).pack
+
+
+def walkers(doc: Any, type_name: str) -> dict[str, bytes]:
+    """The canonical bytes the walkers of memorywire._compiled write."""
+    return {
+        "json": orjson.dumps(_compiled.function("js", type_name)(doc), option=orjson.OPT_SORT_KEYS),
+        "msgpack": _PACK(_compiled.function("mp", type_name)(doc)),
+        "protobuf": _compiled.function("pb", type_name)(doc),
+    }
+
+
+def writers(doc: Any, type_name: str) -> dict[str, bytes]:
+    """The canonical bytes the writers of memorywire._encode write."""
+    return {
+        "json": orjson.dumps(_encode.json_canonical(type_name)(doc), option=orjson.OPT_SORT_KEYS),
+        "msgpack": _encode.msgpack_writer(type_name)(doc),
+        "protobuf": _encode.protobuf_writer(type_name)(doc),
+    }
+
+
+def _vector_documents() -> list[tuple[str, str, Any]]:
+    """Every document a decoder accepts among the inputs of the vectors."""
+    decoders = {"json": mj, "msgpack": mm, "protobuf": mp}
+    out = []
+    for path in VECTORS:
+        for case in json.loads(path.read_text())["cases"]:
+            for encoding, given_input in case["inputs"].items():
+                data = given_input["text"].encode() if "text" in given_input else bytes.fromhex(given_input["hex"])
+                try:
+                    doc, walk = decoders[encoding].Decoder(case["type"]).decode_walk(data)
+                except MemorywireError:
+                    continue
+                if not walk.unknown and type(doc) is not _codec.PartialDocument:
+                    out.append((f"{case['name']}/{encoding}", case["type"], doc))
+    return out
+
+
+DOCUMENTS = _vector_documents()
+
+
+def test_the_vectors_give_documents_of_every_kind() -> None:
+    assert len(DOCUMENTS) >= 300
+    assert any(type(v) is _codec.Float32Values for _, _, doc in DOCUMENTS
+               for e in doc.get("embeddings", []) for v in [e.get("values")])
+
+
+@pytest.mark.parametrize(("name", "type_name", "doc"), DOCUMENTS, ids=[d[0] for d in DOCUMENTS])
+def test_writers_agree_with_the_walkers_on_the_vectors(name: str, type_name: str, doc: Any) -> None:
+    assert writers(doc, type_name) == walkers(doc, type_name)
+
+
+def test_writers_serve_the_vectors_without_falling_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upb writer builds the message of every record of the vectors; a
+    writer that always fell back would agree with the walkers trivially."""
+    built = []
+    for _, type_name, doc in DOCUMENTS:
+        if type_name == RECORD:
+            info = _model.message(type_name)
+            message = info.cls(**_encode.FUNCTIONS["up_MemoryRecord"](doc))
+            fix = _encode.FUNCTIONS.get("fix_MemoryRecord")
+            if fix is not None:
+                fix(message, doc)
+            built.append(message.SerializeToString() == _compiled.function("pb", type_name)(doc))
+    assert len(built) >= 100 and all(built)
+
+
+def test_canonical_forms_keep_the_document_where_nothing_changes() -> None:
+    doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"},
+           "created_at": "2026-01-01T00:00:00.100Z", "scope": {"tenant": "a"}}
+    assert _encode.json_canonical(RECORD)(doc) is doc
+    # A member with its default value is dropped, by the walker.
+    assert "tags" not in _encode.json_canonical(RECORD)({**doc, "tags": []})
+    # A spelling that is not canonical is rewritten, in a copy.
+    changed = {**doc, "created_at": "2026-01-01T00:00:00.100000Z"}
+    out = _encode.json_canonical(RECORD)(changed)
+    assert out["created_at"] == "2026-01-01T00:00:00.100Z" and changed["created_at"].endswith("100000Z")
+
+
+def test_msgpack_writer_writes_timestamps_as_the_walkers() -> None:
+    write = _encode.msgpack_writer(RECORD)
+    for stamp in ("1970-01-01T00:00:00Z", "2026-01-01T00:00:00.5Z", "2514-05-30T01:53:04Z",
+                  "2514-05-30T01:53:04.000000001Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+                  "1969-12-31T23:59:59.999Z"):
+        doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "created_at": stamp,
+               "lifecycle": {"importance": 0.0, "expires_at": stamp}}
+        assert write(doc) == walkers(doc, RECORD)["msgpack"], stamp
+
+
+GENERATED = settings(max_examples=40, deadline=None, derandomize=True,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                            HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("type_name", [RECORD, "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest",
+                                       "memorywire.v1.GetResponse", "memorywire.v1.Error"],
+                         ids=lambda t: t.rsplit(".", 1)[1])
+def test_writers_agree_with_the_walkers_on_generated_documents(type_name: str) -> None:
+    counts = {"valid": 0}
+
+    @GENERATED
+    @given(doc=S.documents(type_name))
+    def agree(doc: dict[str, Any]) -> None:
+        if validation.check(doc, type_name)[0]:
+            return
+        counts["valid"] += 1
+        assert writers(doc, type_name) == walkers(doc, type_name)
+        # And as each decoder gives the document back.
+        for module in (mj, mm, mp):
+            back = module.decode(module.encode(doc, type=type_name), type=type_name)
+            assert writers(back, type_name) == walkers(back, type_name)
+
+    agree()
+    assert counts["valid"] >= 10, counts
+
+
+def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:
+    """MEMORYWIRE_PURE=1: the encoders take the walkers, with the same output."""
+    docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:60]
+    text = json.dumps([mj.encode(doc).decode() for doc in docs])
+    script = (
+        "import json, sys\n"
+        "import memorywire.json as mj, memorywire.msgpack as mm, memorywire.protobuf as mp\n"
+        "from memorywire import _encode\n"
+        "assert not _encode.ENABLED\n"
+        "docs = [mj.decode(t) for t in json.loads(sys.stdin.read())]\n"
+        "print(json.dumps([[mj.encode(d).decode(), mm.encode(d).hex(), mp.encode(d).hex()] for d in docs]))\n"
+    )
+    env = {**os.environ, "MEMORYWIRE_PURE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], input=text, capture_output=True, text=True,
+                          env=env, check=True)
+    pure = json.loads(done.stdout)
+    assert len(pure) == len(docs) >= 50
+    for doc, (js, mp_hex, pb_hex) in zip(docs, pure, strict=True):
+        assert js.encode() == mj.encode(doc)
+        assert bytes.fromhex(mp_hex) == mm.encode(doc)
+        assert bytes.fromhex(pb_hex) == mp.encode(doc)
+
+
+def test_float32_vectors_round_as_an_array_does() -> None:
+    """struct packs a vector's values in one call; they round to nearest as
+    the array of binary32 values the validator builds would."""
+    import struct
+    from array import array
+
+    largest = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+    values = [0.0, -0.0, 1, -3, 0.1, 1e-45, 1e-46, -1e-40, largest, -largest,
+              3.4028235677973362e38, 2.0**-149, 0.3333333333333333, 16777217, 1.0000000596046448]
+    expected = array("f", values)
+    if sys.byteorder != "little":
+        expected.byteswap()
+    assert _compiled.float32_bytes(values) == expected.tobytes()
+    assert _compiled.float32_values(values) == tuple(array("f", values).tolist())
+    vector = _codec.Float32Values([1.5])
+    vector.raw = b"\x00\x00\xc0\x3f"
+    assert _compiled.float32_bytes(vector) is vector.raw
+
+
+def test_msgspec_writes_the_vectors_without_falling_back() -> None:
+    """msgspec writes the MessagePack form of every record of the vectors;
+    a writer that always fell back would agree with the walkers trivially."""
+    import msgspec
+
+    encode = msgspec.msgpack.Encoder(order="deterministic", enc_hook=_encode._mp_hook).encode
+    records = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD]
+    assert len(records) >= 100
+    for doc in records:
+        assert encode(_encode.FUNCTIONS["mp_MemoryRecord"](doc)) == walkers(doc, RECORD)["msgpack"]
