@@ -39,6 +39,12 @@ SIGNED_EXPORTS = "export.signature"
 #: The statuses of the records that Get and Update do not see.
 NOT_SEEN_BY_GET = frozenset({"deleted", "rejected"})
 
+#: The length of a request digest of the single form (``Base.digest``),
+#: which stores recorded for every mutating request before the items form.
+SINGLE_DIGEST_BYTES = 32
+#: The first byte of a request digest of the items form (``Base.items_digest``).
+ITEMS_DIGEST = b"\x02"
+
 #: Trust levels only a caller whose credentials entitle it may assert
 #: (security.md section 3.3). This service entitles no caller.
 _ENTITLED_TRUST = frozenset({"verified", "system"})
@@ -84,8 +90,37 @@ class Base:
         return memorywire.protobuf.Encoder(request_type(method)).encode_valid(doc)
 
     def digest(self, method: str, req: Mapping[str, Any], drop: Iterable[str] = ()) -> bytes:
+        """The digest of a request: SHA-256 of the method and the request's
+        canonical Protobuf bytes (32 bytes, ``SINGLE_DIGEST_BYTES``)."""
         return hashlib.sha256(method.encode("ascii") + b"\x00" +
                               self.canonical_request(method, req, drop)).digest()
+
+    def items_digest(self, method: str, req: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> bytes:
+        """The digest of a request that carries a record in each of its
+        ``items`` (Put), given the canonical form of each
+        (``records.canonical_record``): SHA-256 of the method, the canonical
+        Protobuf bytes of the request without the records, then of each
+        record its canonical JSON with the values of each embedding replaced
+        by their number, and their binary32 bytes; each part after its
+        length. Requests are told apart as by ``digest``, without the
+        Protobuf encoding of every value of every embedding; the digest is
+        ``ITEMS_DIGEST`` and 32 bytes."""
+        h = hashlib.sha256(method.encode("ascii") + b"\x00")
+        bare = self.canonical_request(method, {**req, "items": [
+            {k: v for k, v in it.items() if k != "record"} for it in req["items"]]})
+        h.update(len(bare).to_bytes(8, "little"))
+        h.update(bare)
+        for rec in records:
+            embeddings = rec.get("embeddings") or ()
+            if embeddings:
+                rec = {**rec, "embeddings": [{**e, "values": len(e.get("values") or ())} for e in embeddings]}
+            data = r.dumps(rec)
+            h.update(len(data).to_bytes(8, "little"))
+            h.update(data)
+            for e in embeddings:
+                if e.get("values"):
+                    h.update(r.raw_values(e["values"]))
+        return ITEMS_DIGEST + h.digest()
 
     @staticmethod
     def envelope(req: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
@@ -140,9 +175,12 @@ class Base:
 
     def mutate(self, method: str, call: Call, req: Mapping[str, Any],
                perform: Callable[[Transaction, TenantState], dict[str, Any]],
-               digest: bytes | None = None) -> bytes:
+               digest: bytes | None = None, single: Callable[[], bytes] | None = None) -> bytes:
         """Run a mutating operation: idempotency, one transaction, the
-        response recorded under the operation identifier."""
+        response recorded under the operation identifier. ``single`` gives
+        the request's digest of the single form (``digest``) when
+        ``digest`` is of another form: an operation recorded with one is
+        the same request when that matches."""
         assert call.tenant is not None
         if digest is None:
             digest = self.digest(method, req)
@@ -152,7 +190,8 @@ class Base:
             assert t is not None
             prior = tx.recorded(t, op)
             if prior is not None:
-                if prior[0] == method and prior[1] == digest:
+                if prior[0] == method and (prior[1] == digest or (
+                        single is not None and len(prior[1]) == SINGLE_DIGEST_BYTES and prior[1] == single())):
                     if not prior[2]:
                         raise error("OPERATION_ERASED", "an erasure removed the response of this "
                                     "operation; it is not performed again", "/operation_id")

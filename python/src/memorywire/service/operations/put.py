@@ -27,8 +27,7 @@ class Put(Base):
         # their binary32 bytes: the digest, the store and the vector index
         # read those. The canonical request has the same digest.
         records = [r.canonical_record(it["record"]) for it in items]
-        digest = self.digest("Put", {**req, "items": [{**it, "record": rec}
-                                                      for it, rec in zip(items, records, strict=True)]})
+        digest = self.items_digest("Put", req, records)
         self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
@@ -46,7 +45,8 @@ class Put(Base):
                                     "error": e.to_error_document()})
             return self.envelope(req, results=results)
 
-        return self.mutate("Put", call, req, perform, digest)
+        return self.mutate("Put", call, req, perform, digest, lambda: self.digest("Put", {**req, "items": [
+            {**it, "record": rec} for it, rec in zip(items, records, strict=True)]}))
 
     def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
                   item: Mapping[str, Any], rec: dict[str, Any], staged: bool, now: str) -> dict[str, Any]:
