@@ -13,6 +13,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from conftest import STORES, open_test_store
 from service_helpers import embedding, fact, fails
@@ -20,7 +21,8 @@ from service_helpers import embedding, fact, fails
 import memorywire.protobuf
 from memorywire.service import Service
 from memorywire.service.operations import Call
-from memorywire.service.records import canonical_record
+from memorywire.service.records import canonical_record, float32s, recanonical
+from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer
 from memorywire.service.vectors import norm_of, raw_of
 
@@ -134,3 +136,50 @@ def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:
     assert [prepared.columns(t) for t in texts[:300]] == expected[:300]
     for analyzer in (tokens, prepared):
         analyzer.close()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A new record is stored as ``recanonical`` gives it, members in their
+    order, though write_record orders the members it sets without
+    converting the values again (sequence and revision, which the store
+    numbers last, follow)."""
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        records = [
+            {**fact("a", "one"), "embeddings": embedding([0.1, 0.2]), "tags": ["x"],
+             "provenance": {"trust": "verified", "origin": "system", "source": "s"},
+             "scope": {"user": "u", "namespace": ["n", "m"]}},
+            {**fact("b", "two"), "lifecycle": {"status": "deleted", "reason": "gone"}},
+            {**fact("c", "three"), "provenance": {"trust": "untrusted"}, "created_at": "2020-01-02T03:04:05.5+01:00"},
+            {"id": "d", "kind": "custom", "custom": {"type": "t", "value": {"b": 1, "a": [True, 1.5]}},
+             "routing": {"agent": "x"}, "lifecycle": {"pinned": True, "importance": 0.5}},
+        ]
+        for staged, op in ((False, "p-1"), (True, "p-2")):
+            svc.put(call, {"specversion": "1.0", "operation_id": op, "require_approval": staged,
+                           "scope": {"agent": "g", "session": "s1", "namespace": ["n"]},
+                           "items": [{"record": {**x, "id": x["id"] + op}} for x in records]})
+        with store.reader() as reads:
+            rows = list(reads.records(store.tenant_num("t") or 0, Selection()))
+        assert len(rows) == 8
+        for row in rows:
+            doc = dict(row.doc)
+            assert [doc.pop("sequence"), doc.pop("revision")] == [row.seq, 1]
+            assert orjson.dumps(doc) == orjson.dumps(recanonical(doc))
+            assert list(doc["scope"]) == sorted(doc["scope"]) and "tenant" in doc["scope"]
+    finally:
+        store.close()
+
+
+def test_float32s_are_the_binary32_values_and_bytes() -> None:
+    rng = random.Random(11)
+    vectors: list[list[Any]] = [[], [0, 1, -2], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39]]
+    vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
+                for n in (1, 7, 384, 385) for _ in range(50)]
+    for values in vectors:
+        a = array("f", values)
+        out = float32s(values)
+        assert (list(out), [type(x) for x in out], out.raw) == (a.tolist(), [float] * len(a), a.tobytes())
+        assert float32s(out) is out

@@ -87,7 +87,6 @@ from memorywire.service.stores_common import (
     cached_counts,
     cached_stats,
     conditions,
-    created_row,
     embedding_rows,
     naming,
     next_position,
@@ -1243,11 +1242,13 @@ class WriteTx(_Reads, WriteState):
         if len(self._queued_records) >= self.QUEUE or self._queued_bytes >= self.QUEUE_BYTES:
             self.store_queued()
         self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
+        columns = store_columns(doc)
         self._queued_records.append(
-            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
+            (rid, t.num, doc["id"], t.last_sequence, *columns, self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
-        row = created_row(rid, doc)
+        # created_row, from the columns: status, key and namespace.
+        row = Row(rid, doc["id"], t.last_sequence, 1, columns[1], columns[2], columns[3], 0, doc)
         self.known[(t.num, row.id)] = row
         return row
 

@@ -255,7 +255,8 @@ class Base:
             if staged:
                 r.set_member(doc, "lifecycle", "status", "pending_approval")
             self._set_hash(doc, None)
-            doc = r.recanonical(doc)
+            # Every value set here is canonical.
+            doc = r.in_canonical_order(doc)
             row = tx.create(t, doc)
             tx.change(t, CREATED, doc, row.rid)
             return row
