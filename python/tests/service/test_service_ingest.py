@@ -5,6 +5,7 @@ SQLite store."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import operator
@@ -19,8 +20,9 @@ from conftest import STORES, open_test_store
 from service_helpers import embedding, fact, fails
 
 import memorywire.protobuf
-from memorywire.service import Service
+from memorywire.service import Service, Store
 from memorywire.service.operations import Call
+from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import canonical_record, float32s, recanonical
 from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer
@@ -183,3 +185,37 @@ def test_float32s_are_the_binary32_values_and_bytes() -> None:
         out = float32s(values)
         assert (list(out), [type(x) for x in out], out.raw) == (a.tolist(), [float] * len(a), a.tobytes())
         assert float32s(out) is out
+
+
+def test_the_collector_is_paused_during_a_put_and_runs_after(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "s.sqlite3"))
+    seen: list[bool] = []
+    svc = Service(store)
+    original = svc.mutate
+
+    def mutate(*args: Any, **kwargs: Any) -> bytes:
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    svc.mutate = mutate  # type: ignore[method-assign]
+    try:
+        assert gc.isenabled()
+        svc.put(Call("t"), _request("op-1"))
+        assert seen == [False] and gc.isenabled()
+        # Nested: the outer block turns it on again; one that finds it off leaves it off.
+        with collector_paused():
+            with collector_paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            svc.put(Call("t"), _request("op-2"))
+            assert seen == [False, False] and not gc.isenabled()
+        finally:
+            gc.enable()
+        # A failing Put turns it on again too.
+        fails("OPERATION_ID_REUSED", lambda: svc.put(Call("t"), _request("op-1", atomic=True)))
+        assert gc.isenabled()
+    finally:
+        store.close()

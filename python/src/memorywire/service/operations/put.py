@@ -8,7 +8,7 @@ from typing import Any
 from memorywire.service import records as r
 from memorywire.service.context import Call
 from memorywire.service.errors import ServiceError, error
-from memorywire.service.operations.common import Base
+from memorywire.service.operations.common import Base, collector_paused
 from memorywire.service.storage import TenantState, Transaction
 
 
@@ -16,6 +16,10 @@ class Put(Base):
     """The operation of this chapter; the registry names its handler, ``put``."""
 
     def put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str] = ()) -> bytes:
+        with collector_paused():
+            return self._put(call, req, unknown)
+
+    def _put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str]) -> bytes:
         assert call.tenant is not None
         items = req["items"]
         self.check_representable(unknown, [f"/items/{i}/record" for i in range(len(items))])
