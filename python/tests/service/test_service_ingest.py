@@ -187,21 +187,29 @@ def test_float32s_are_the_binary32_values_and_bytes() -> None:
         assert float32s(out) is out
 
 
-def test_the_collector_is_paused_during_a_put_and_runs_after(tmp_path: Path) -> None:
+def test_the_collector_is_paused_while_a_put_converts_and_writes(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "s.sqlite3"))
-    seen: list[bool] = []
+    seen: list[tuple[str, bool]] = []
     svc = Service(store)
-    original = svc.mutate
 
-    def mutate(*args: Any, **kwargs: Any) -> bytes:
-        seen.append(gc.isenabled())
-        return original(*args, **kwargs)
+    def observed(name: str) -> None:
+        original = getattr(svc, name)
 
-    svc.mutate = mutate  # type: ignore[method-assign]
+        def call(*args: Any, **kwargs: Any) -> Any:
+            seen.append((name, gc.isenabled()))
+            return original(*args, **kwargs)
+
+        setattr(svc, name, call)
+
+    for name in ("items_digest", "mutate", "write_record"):
+        observed(name)
     try:
         assert gc.isenabled()
         svc.put(Call("t"), _request("op-1"))
-        assert seen == [False] and gc.isenabled()
+        # Off while converting and writing, on while waiting for the store.
+        assert seen == [("items_digest", False), ("mutate", True), ("write_record", False),
+                        ("write_record", False)]
+        assert gc.isenabled()
         # Nested: the outer block turns it on again; one that finds it off leaves it off.
         with collector_paused():
             with collector_paused():
@@ -211,11 +219,13 @@ def test_the_collector_is_paused_during_a_put_and_runs_after(tmp_path: Path) -> 
         gc.disable()
         try:
             svc.put(Call("t"), _request("op-2"))
-            assert seen == [False, False] and not gc.isenabled()
+            assert not gc.isenabled()
         finally:
             gc.enable()
         # A failing Put turns it on again too.
-        fails("OPERATION_ID_REUSED", lambda: svc.put(Call("t"), _request("op-1", atomic=True)))
+        other = _request("op-3", atomic=True)
+        other["items"][1]["mode"] = "create"
+        fails("BATCH_FAILED", lambda: svc.put(Call("t"), other))
         assert gc.isenabled()
     finally:
         store.close()

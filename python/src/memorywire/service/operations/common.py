@@ -62,7 +62,8 @@ _collector_paused = False
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Hold off Python's cyclic garbage collector during a batch write. The
+    """Hold off Python's cyclic garbage collector while a batch is converted
+    or written (not while it waits for the store's write lock). The
     records of a batch make thousands of containers (each embedding's
     values a list) that live until the batch commits, and the collector
     would traverse them again and again as the batch goes on: about a
