@@ -54,37 +54,35 @@ _ENTITLED_TRUST = frozenset({"verified", "system"})
 
 
 _collector_lock = threading.Lock()
-#: The calls in ``collector_paused`` now, and whether the first one paused
-#: the collector (it was on).
-_collector_pauses = 0
-_collector_paused = False
+#: Whether a call in ``collector_paused`` turned the collector off, and is to turn it on again.
+_collector_owned = False
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Hold off Python's cyclic garbage collector while a batch is converted
-    or written (not while it waits for the store's write lock). The
-    records of a batch make thousands of containers (each embedding's
-    values a list) that live until the batch commits, and the collector
-    would traverse them again and again as the batch goes on: about a
-    fifth of the time of a Put of records with embeddings. What a batch leaves
-    holds no cycles, and reference counting frees it. The collector runs
-    again when the last call in such a block leaves it, if it ran when
-    the first one entered."""
-    global _collector_pauses, _collector_paused
+    """Hold off Python's cyclic garbage collector during a batch write (a
+    Put). The records of a batch make thousands of containers (each
+    embedding's values a list) that live until the batch is written, and
+    the collector would traverse them again and again as the batch goes
+    on: about a fifth of the time of a Put of records with embeddings.
+    What a batch leaves holds no cycles, and reference counting frees it
+    as the call returns, before the collector runs again. The call that
+    finds the collector on turns it off and on again when it leaves; calls
+    that come meanwhile change nothing, so that the collector is off for
+    one call at a time (which includes its wait for the store's write
+    lock) and runs after each."""
+    global _collector_owned
     with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_paused = gc.isenabled()
-            if _collector_paused:
-                gc.disable()
-        _collector_pauses += 1
+        owner = not _collector_owned and gc.isenabled()
+        if owner:
+            gc.disable()
+            _collector_owned = True
     try:
         yield
     finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_paused:
-                _collector_paused = False
+        if owner:
+            with _collector_lock:
+                _collector_owned = False
                 gc.enable()
 
 

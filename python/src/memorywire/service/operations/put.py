@@ -16,6 +16,11 @@ class Put(Base):
     """The operation of this chapter; the registry names its handler, ``put``."""
 
     def put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str] = ()) -> bytes:
+        # The batch is gone when the collector runs again.
+        with collector_paused():
+            return self._put(call, req, unknown)
+
+    def _put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str]) -> bytes:
         assert call.tenant is not None
         items = req["items"]
         self.check_representable(unknown, [f"/items/{i}/record" for i in range(len(items))])
@@ -25,19 +30,12 @@ class Put(Base):
         staged = bool(req.get("require_approval"))
         # Each record in its canonical form once, its embedding values with
         # their binary32 bytes: the digest, the store and the vector index
-        # read those. The canonical request has the same digest. The
-        # collector holds off while the batch is converted, and written
-        # (not while the write waits for the store).
-        with collector_paused():
-            records = [r.canonical_record(it["record"]) for it in items]
-            digest = self.items_digest("Put", req, records)
-            self.store.analyzer.prepare(r.text_of(rec) for rec in records)
+        # read those. The canonical request has the same digest.
+        records = [r.canonical_record(it["record"]) for it in items]
+        digest = self.items_digest("Put", req, records)
+        self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
-            with collector_paused():
-                return written(tx, t)
-
-        def written(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
             tx.prefetch(t, [rec["id"] for rec in records])
             results = []
