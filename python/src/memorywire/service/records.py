@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import struct
 import sys
 import time
 from array import array
@@ -28,6 +29,8 @@ TOMBSTONE_DROPS = PAYLOADS + ("embeddings", "native", "metadata", "extensions")
 _canonical_record = _compiled.function("js", RECORD_TYPE)
 _canonical_embedding = _compiled.function("js", "memorywire.v1.Embedding")
 _LITTLE = sys.byteorder == "little"
+#: Packers of little-endian binary32 vectors, by their number of values.
+_PACKERS: dict[int, struct.Struct] = {}
 
 
 def now() -> str:
@@ -53,11 +56,22 @@ def float32s(values: list[float]) -> Float32Values:
     values the codec read from bytes already are, and are kept."""
     if type(values) is Float32Values:
         return values
-    a = array("f", values)
-    out = Float32Values(a.tolist())
-    if not _LITTLE:
-        a.byteswap()
-    out.raw = a.tobytes()
+    n = len(values)
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = struct.Struct(f"<{n}f")
+        if len(_PACKERS) < 64:
+            _PACKERS[n] = packer
+    try:
+        raw = packer.pack(*values)
+    except OverflowError:
+        # A value beyond binary32, which the codec's checks refuse: as an infinity.
+        a = array("f", values)
+        if not _LITTLE:
+            a.byteswap()
+        raw = a.tobytes()
+    out = Float32Values(packer.unpack(raw))
+    out.raw = raw
     return out
 
 
@@ -76,8 +90,9 @@ def canonical_record(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _embedding(e: Mapping[str, Any]) -> dict[str, Any]:
-    values = e.get("values")
-    out: dict[str, Any] = _canonical_embedding({k: v for k, v in e.items() if k != "values"})
+    bare = dict(e)
+    values = bare.pop("values", None)
+    out: dict[str, Any] = _canonical_embedding(bare)
     if values:
         out["values"] = float32s(values)
     return out
@@ -94,6 +109,26 @@ def recanonical(doc: Mapping[str, Any]) -> dict[str, Any]:
     del bare["embeddings"]
     out = canonical(bare)
     out["embeddings"] = embeddings
+    return out
+
+
+#: The members of a record whose own members ``in_canonical_order`` orders too.
+_ORDERED_MEMBERS = ("lifecycle", "provenance", "scope")
+
+
+def in_canonical_order(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``recanonical`` of a record whose values are canonical already, and
+    whose members are in canonical order but for its own and those of its
+    scope, lifecycle and provenance (those the service sets on a record it
+    writes): the members in the order ``recanonical`` gives them (that of
+    their names, embeddings last), without converting any value again."""
+    out = {name: doc[name] for name in sorted(doc) if name != "embeddings"}
+    if "embeddings" in doc:
+        out["embeddings"] = doc["embeddings"]
+    for name in _ORDERED_MEMBERS:
+        sub = out.get(name)
+        if sub is not None:
+            out[name] = {k: sub[k] for k in sorted(sub)}
     return out
 
 

@@ -87,7 +87,6 @@ from memorywire.service.stores_common import (
     cached_counts,
     cached_stats,
     conditions,
-    created_row,
     embedding_rows,
     naming,
     next_position,
@@ -323,14 +322,28 @@ class Analyzer:
     token counts and terms are exactly those of the index.
 
     ``prepare`` analyses the texts of a batch at once, ahead of the write
-    that stores them, for ``columns`` to find."""
+    that stores them, for ``columns`` (and ``offsets``) to find. An analyzer
+    made with ``offsets`` false serves ``columns`` only: ``prepare`` has the
+    index's tokenizer count the terms of each text, in SQL, and keeps no
+    tokens (the SQLite store, which reads no offsets)."""
 
     #: The most characters of prepared texts, and query words, remembered.
     _MEMO_CHARS = 1 << 23
     _MEMO_WORDS = 8192
     _BATCH = 1000
+    #: The ``columns`` of each text of the scratch table: the number of its
+    #: tokens, and its terms with their counts between tabs, in the order
+    #: of their code points (that of the UTF-8 bytes SQLite compares).
+    _COLUMNS = ("SELECT doc, sum(n), group_concat(term || ':' || n, char(9){order}) FROM ("
+                "SELECT doc, term, count(*) AS n FROM scratch_tokens GROUP BY doc, term ORDER BY doc, term) "
+                "GROUP BY doc").format(
+        # Before 3.44 an aggregate takes no ORDER BY, and reads the ordered
+        # subquery in its order.
+        order=" ORDER BY term" if sqlite3.sqlite_version_info >= (3, 44, 0) else "")
 
-    def __init__(self) -> None:
+    def __init__(self, *, offsets: bool = True) -> None:
+        #: Whether ``prepare`` keeps the tokens of texts, for ``offsets``.
+        self._keep_tokens = offsets
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode = OFF")
@@ -339,6 +352,7 @@ class Analyzer:
         self._conn.execute("CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab (scratch, 'instance')")
         self._memo_lock = threading.Lock()
         self._texts: dict[str, str] = {}
+        self._columns: dict[str, tuple[int, str | None]] = {}
         self._texts_chars = 0
         self._words: dict[str, tuple[str, ...]] = {}
 
@@ -363,6 +377,24 @@ class Analyzer:
             finally:
                 conn.execute("COMMIT")
         return ["\t".join(tokens) for tokens in out]
+
+    def _columns_of(self, texts: list[str]) -> list[tuple[int, str | None]]:
+        """``columns`` of each text, counted by SQLite."""
+        out: list[tuple[int, str | None]] = [(0, None)] * len(texts)
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                for start in range(0, len(texts), self._BATCH):
+                    chunk = texts[start:start + self._BATCH]
+                    conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)",
+                                     enumerate(chunk, start + 1))
+                    for doc, words, terms in conn.execute(self._COLUMNS):
+                        out[doc - 1] = (words, f"\t{terms}\t")
+                    conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
+            finally:
+                conn.execute("COMMIT")
+        return out
 
     def _tokens(self, text: str) -> tuple[str, ...]:
         """The terms of the tokens of a text, in order."""
@@ -404,18 +436,19 @@ class Analyzer:
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Analyse texts that are about to be stored, at once."""
-        todo = list(dict.fromkeys(t for t in texts if t and t not in self._texts))
+        memo: dict[str, Any] = self._texts if self._keep_tokens else self._columns
+        todo = list(dict.fromkeys(t for t in texts if t and t not in memo))
         if not todo:
             return
-        found = self._terms(todo)
+        found: list[Any] = self._terms(todo) if self._keep_tokens else self._columns_of(todo)
         chars = sum(map(len, todo))
         with self._memo_lock:
             if self._texts_chars + chars > self._MEMO_CHARS:
-                self._texts.clear()
+                memo.clear()
                 self._texts_chars = 0
-            for text, tokens in zip(todo, found, strict=True):
-                if text not in self._texts:
-                    self._texts[text] = tokens
+            for text, analysed in zip(todo, found, strict=True):
+                if text not in memo:
+                    memo[text] = analysed
                     self._texts_chars += len(text)
 
     def _tokens_of(self, text: str) -> str:
@@ -444,6 +477,14 @@ class Analyzer:
         without the offsets."""
         if not text:
             return 0, None
+        with self._memo_lock:
+            found = self._columns.pop(text, None)
+            if found is not None:
+                self._texts_chars -= len(text)
+        if found is not None:
+            return found
+        if not self._keep_tokens:
+            return self._columns_of([text])[0]
         counts = Counter(self._tokens_of(text).split("\t"))
         counts.pop("", None)  # no token at an offset
         if not counts:
@@ -726,7 +767,7 @@ class Store(StoreState):
             # The approximate vector indexes are saved beside the file.
             self.vectors.folder = Path(path).with_name(Path(path).name + ".ann")
         self.synchronous = synchronous
-        self.analyzer = Analyzer()
+        self.analyzer = Analyzer(offsets=False)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
@@ -1201,11 +1242,13 @@ class WriteTx(_Reads, WriteState):
         if len(self._queued_records) >= self.QUEUE or self._queued_bytes >= self.QUEUE_BYTES:
             self.store_queued()
         self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
+        columns = store_columns(doc)
         self._queued_records.append(
-            (rid, t.num, doc["id"], t.last_sequence, *store_columns(doc), self._pos_ahead(t, rid),
+            (rid, t.num, doc["id"], t.last_sequence, *columns, self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
         self._index(t, rid, None, doc, "", text)
-        row = created_row(rid, doc)
+        # created_row, from the columns: status, key and namespace.
+        row = Row(rid, doc["id"], t.last_sequence, 1, columns[1], columns[2], columns[3], 0, doc)
         self.known[(t.num, row.id)] = row
         return row
 

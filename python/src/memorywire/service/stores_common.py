@@ -16,8 +16,6 @@ the count of writes that runs it.
 
 from __future__ import annotations
 
-import math
-import operator
 import re
 import threading
 import time
@@ -26,7 +24,6 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from contextlib import contextmanager
 from typing import Any
 
-from memorywire._codec import Float32Values
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.budget import Budget
@@ -120,14 +117,12 @@ def embedding_rows(doc: Mapping[str, Any]) -> list[tuple[str, int, int, bytes, f
     """``indexed_embeddings`` with where the bytes of each are among those
     of all the document's embeddings (``records.pack_split``): (model,
     dimensions, byte offset, binary32 bytes, norm). The norm is the one
-    ``vectors.raw_of`` gives, computed from the bytes without a round trip
-    of the values through numpy."""
+    ``vectors.raw_of`` gives, computed from the bytes (``vectors.norm_of``)."""
     out = []
     off = 0
     for model, dims, values in r.embedding_values(doc):
         raw = r.raw_values(values)
-        widened = values if type(values) is Float32Values else r.float32_values(raw)
-        norm = math.sqrt(sum(map(operator.mul, widened, widened)))
+        norm = vectors.norm_of(raw)
         if norm > 0.0:
             out.append((model, dims, off, raw, norm))
         off += len(raw)

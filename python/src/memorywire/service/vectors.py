@@ -29,6 +29,7 @@ import json
 import math
 import operator
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -40,7 +41,7 @@ import numpy.typing as npt
 from memorywire.service.budget import Budget
 
 __all__ = ["ANN_THRESHOLD", "Indexes", "STATUS_CODES", "VectorRanking", "VectorRow", "ann_library", "cosine",
-           "error_bound", "raw_of"]
+           "error_bound", "norm_of", "raw_of"]
 
 #: Rows of one block: the unit of a matrix-vector product and of growth.
 BLOCK = 8192
@@ -110,12 +111,33 @@ def cosine(q: list[float], q_norm: float, e: list[float]) -> float | None:
     return -1.0 if c < -1.0 else 1.0 if c > 1.0 else c
 
 
+#: Whether Python's ``sum`` of floats adds them one after the other in
+#: binary64, as numpy's ``add.accumulate`` does: before Python 3.12, whose
+#: ``sum`` compensates its rounding errors.
+_SEQUENTIAL_SUM = sys.version_info < (3, 12)
+
+
+def norm_of(raw: bytes) -> float:
+    """The norm of the vector of little-endian binary32 bytes, as cosine()
+    computes it: the square root of ``sum`` of the squares of the widened
+    values (each square is exact in binary64), in their order. Where
+    ``sum`` adds them one after the other, numpy adds them so, at a third
+    of the time; otherwise ``sum`` itself does."""
+    x = np.frombuffer(raw, dtype=_F32).astype(np.float64)
+    if _SEQUENTIAL_SUM:
+        if not len(x):
+            return 0.0
+        x *= x
+        return math.sqrt(float(np.add.accumulate(x)[-1]))
+    widened = x.tolist()
+    return math.sqrt(sum(map(operator.mul, widened, widened)))
+
+
 def raw_of(values: list[float]) -> tuple[bytes, float]:
     """The binary32 bytes (little-endian) of a vector and its norm, as
     cosine() computes it."""
-    raw = np.asarray(values, dtype=_F32)
-    widened = raw.tolist()
-    return raw.tobytes(), math.sqrt(sum(map(operator.mul, widened, widened)))
+    raw = np.asarray(values, dtype=_F32).tobytes()
+    return raw, norm_of(raw)
 
 
 class _Block:

@@ -8,7 +8,7 @@ from typing import Any
 from memorywire.service import records as r
 from memorywire.service.context import Call
 from memorywire.service.errors import ServiceError, error
-from memorywire.service.operations.common import Base
+from memorywire.service.operations.common import Base, collector_paused
 from memorywire.service.storage import TenantState, Transaction
 
 
@@ -16,6 +16,11 @@ class Put(Base):
     """The operation of this chapter; the registry names its handler, ``put``."""
 
     def put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str] = ()) -> bytes:
+        # The batch is gone when the collector runs again.
+        with collector_paused():
+            return self._put(call, req, unknown)
+
+    def _put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str]) -> bytes:
         assert call.tenant is not None
         items = req["items"]
         self.check_representable(unknown, [f"/items/{i}/record" for i in range(len(items))])
@@ -27,8 +32,7 @@ class Put(Base):
         # their binary32 bytes: the digest, the store and the vector index
         # read those. The canonical request has the same digest.
         records = [r.canonical_record(it["record"]) for it in items]
-        digest = self.digest("Put", {**req, "items": [{**it, "record": rec}
-                                                      for it, rec in zip(items, records, strict=True)]})
+        digest = self.items_digest("Put", req, records)
         self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
@@ -46,7 +50,8 @@ class Put(Base):
                                     "error": e.to_error_document()})
             return self.envelope(req, results=results)
 
-        return self.mutate("Put", call, req, perform, digest)
+        return self.mutate("Put", call, req, perform, digest, lambda: self.digest("Put", {**req, "items": [
+            {**it, "record": rec} for it, rec in zip(items, records, strict=True)]}))
 
     def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
                   item: Mapping[str, Any], rec: dict[str, Any], staged: bool, now: str) -> dict[str, Any]:

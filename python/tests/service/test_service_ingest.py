@@ -1,0 +1,241 @@
+"""What batched Put computes once a batch, against the forms it replaces:
+the digest of its request (and the operations stores recorded with the
+single form before), the norms of embeddings, and the text columns of the
+SQLite store."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import math
+import operator
+import random
+import threading
+from array import array
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import STORES, open_test_store
+from service_helpers import embedding, fact, fails
+
+import memorywire.protobuf
+from memorywire.service import Service, Store
+from memorywire.service.operations import Call
+from memorywire.service.operations.common import collector_paused
+from memorywire.service.records import canonical_record, float32s, recanonical
+from memorywire.service.storage import Selection
+from memorywire.service.store import Analyzer
+from memorywire.service.vectors import norm_of, raw_of
+
+
+def _request(op: str, **extra: Any) -> dict[str, Any]:
+    return {"specversion": "1.0", "operation_id": op, "items": [
+        {"record": {**fact("a", "one"), "embeddings": embedding([0.1, -0.0, 3e-39, 1e30]),
+                    "metadata": {"x": 1, "y": [1.0, True, "s"]}}},
+        {"record": fact("b", "two"), "mode": "create"}], **extra}
+
+
+def _single_digest(req: dict[str, Any]) -> bytes:
+    """The digest stores recorded for a Put before: SHA-256 of the method
+    and the canonical Protobuf bytes of the request with canonical records."""
+    canonical = {**req, "items": [{**it, "record": canonical_record(it["record"])} for it in req["items"]]}
+    return hashlib.sha256(b"Put\x00" + memorywire.protobuf.Encoder("memorywire.v1.PutRequest")
+                          .encode_valid(canonical)).digest()
+
+
+def _recorded(store: Any, op: str) -> tuple[str, bytes, bytes]:
+    with store.write() as tx:
+        found = tx.recorded(tx.tenant("t"), op)
+        tx.abandon = True
+    assert found is not None
+    return found  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_put_digest_tells_requests_apart(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        first = svc.put(call, _request("op-1"))
+        method, digest, response = _recorded(store, "op-1")
+        assert (method, digest[:1], len(digest), response) == ("Put", b"\x02", 33, first)
+        # Equal requests: map members in another order, a default spelled
+        # out, values that round to the same binary32 numbers.
+        same = _request("op-1", atomic=False)
+        rec = same["items"][0]["record"]
+        rec["metadata"] = {"y": [1.0, True, "s"], "x": 1}
+        rec["embeddings"][0]["values"][0] = float(array("f", [0.1])[0])
+        assert svc.put(call, same) == first
+        # Different requests: a value of another binary32 number, another
+        # type of a metadata value, -0.0 for 0.0, another item field.
+        for change in (lambda r: r["items"][0]["record"]["embeddings"][0]["values"].__setitem__(0, 0.2),
+                       lambda r: r["items"][0]["record"]["metadata"].__setitem__("x", 1.0),
+                       lambda r: r["items"][0]["record"]["embeddings"][0]["values"].__setitem__(1, 0.0),
+                       lambda r: r["items"][1].pop("mode"),
+                       lambda r: r.__setitem__("atomic", True)):
+            other = _request("op-1")
+            change(other)
+            fails("OPERATION_ID_REUSED", lambda: svc.put(call, other), "/operation_id")  # noqa: B023
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_put_replays_an_operation_recorded_with_the_single_digest(kind: str, request: pytest.FixtureRequest,
+                                                                  tmp_path: Path) -> None:
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        response = svc.put(call, _request("op-0"))
+        # An operation as a store written before recorded it.
+        with store.write() as tx:
+            tx.record(tx.tenant("t"), "op-old", "Put", _single_digest(_request("op-old")), response)
+        with store.reader() as reads:
+            before = [row.rev for row in reads.records_by_ids(store.tenant_num("t") or 0, ["a", "b"])]
+        assert svc.put(call, _request("op-old", atomic=False)) == response
+        with store.reader() as reads:
+            assert [row.rev for row in reads.records_by_ids(store.tenant_num("t") or 0, ["a", "b"])] == before
+        assert _recorded(store, "op-old")[1] == _single_digest(_request("op-old"))
+        other = _request("op-old")
+        other["items"][0]["record"]["embeddings"][0]["values"][3] = 2e30
+        fails("OPERATION_ID_REUSED", lambda: svc.put(call, other), "/operation_id")
+        fails("OPERATION_ID_REUSED", lambda: svc.delete(call, {"specversion": "1.0", "operation_id": "op-old",
+                                                               "ids": ["a"]}), "/operation_id")
+    finally:
+        store.close()
+
+
+def test_norms_are_those_cosine_computes() -> None:
+    rng = random.Random(5)
+    vectors = [[], [0.0] * 8, [-0.0, 1e-45, -1e-45], [3.4e38] * 4]
+    for _ in range(300):
+        scale = 10.0 ** rng.randint(-40, 30)
+        vectors.append([rng.gauss(0, 1) * scale for _ in range(rng.choice((1, 3, 384, 1536)))])
+    for values in vectors:
+        widened = array("f", values).tolist()
+        raw = array("f", values).tobytes()
+        expected = math.sqrt(sum(map(operator.mul, widened, widened)))
+        assert norm_of(raw) == expected
+        assert raw_of(values) == (raw, expected)
+
+
+def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:
+    rng = random.Random(9)
+    words = ["memory", "Topic", "Zürich", "naïve", "ÉCOLE", "running", "runs", "a:b", "x\ty", "日本語",
+             "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'"]
+    texts = ["", "   ", "!!!", "a a a a", "A a á", "\x00z"]
+    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 40))) for _ in range(1500)]
+    tokens = Analyzer()
+    expected = [tokens.columns(t) for t in texts]
+    assert any(n > 1 for n, _ in expected) and (0, None) in expected
+    prepared = Analyzer(offsets=False)
+    prepared.prepare(texts)
+    assert [prepared.columns(t) for t in texts] == expected
+    # not prepared, and prepared again once taken
+    assert [prepared.columns(t) for t in texts[:300]] == expected[:300]
+    for analyzer in (tokens, prepared):
+        analyzer.close()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A new record is stored as ``recanonical`` gives it, members in their
+    order, though write_record orders the members it sets without
+    converting the values again (sequence and revision, which the store
+    numbers last, follow)."""
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        records = [
+            {**fact("a", "one"), "embeddings": embedding([0.1, 0.2]), "tags": ["x"],
+             "provenance": {"trust": "verified", "origin": "system", "source": "s"},
+             "scope": {"user": "u", "namespace": ["n", "m"]}},
+            {**fact("b", "two"), "lifecycle": {"status": "deleted", "reason": "gone"}},
+            {**fact("c", "three"), "provenance": {"trust": "untrusted"}, "created_at": "2020-01-02T03:04:05.5+01:00"},
+            {"id": "d", "kind": "custom", "custom": {"type": "t", "value": {"b": 1, "a": [True, 1.5]}},
+             "routing": {"agent": "x"}, "lifecycle": {"pinned": True, "importance": 0.5}},
+        ]
+        for staged, op in ((False, "p-1"), (True, "p-2")):
+            svc.put(call, {"specversion": "1.0", "operation_id": op, "require_approval": staged,
+                           "scope": {"agent": "g", "session": "s1", "namespace": ["n"]},
+                           "items": [{"record": {**x, "id": x["id"] + op}} for x in records]})
+        with store.reader() as reads:
+            rows = list(reads.records(store.tenant_num("t") or 0, Selection()))
+        assert len(rows) == 8
+        for row in rows:
+            doc = dict(row.doc)
+            assert [doc.pop("sequence"), doc.pop("revision")] == [row.seq, 1]
+            assert orjson.dumps(doc) == orjson.dumps(recanonical(doc))
+            assert list(doc["scope"]) == sorted(doc["scope"]) and "tenant" in doc["scope"]
+    finally:
+        store.close()
+
+
+def test_float32s_are_the_binary32_values_and_bytes() -> None:
+    rng = random.Random(11)
+    vectors: list[list[Any]] = [[], [0, 1, -2], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39]]
+    vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
+                for n in (1, 7, 384, 385) for _ in range(50)]
+    for values in vectors:
+        a = array("f", values)
+        out = float32s(values)
+        assert (list(out), [type(x) for x in out], out.raw) == (a.tolist(), [float] * len(a), a.tobytes())
+        assert float32s(out) is out
+
+
+def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "s.sqlite3"))
+    seen: list[tuple[str, bool]] = []
+    svc = Service(store)
+
+    def observed(name: str) -> None:
+        original = getattr(svc, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            seen.append((name, gc.isenabled()))
+            return original(*args, **kwargs)
+
+        setattr(svc, name, call)
+
+    for name in ("items_digest", "mutate", "write_record"):
+        observed(name)
+    try:
+        assert gc.isenabled()
+        svc.put(Call("t"), _request("op-1"))
+        assert seen == [("items_digest", False), ("mutate", False), ("write_record", False),
+                        ("write_record", False)]
+        assert gc.isenabled()
+        # The block that turned it off turns it on; one within, or in
+        # another thread meanwhile, changes nothing.
+        with collector_paused():
+            with collector_paused():
+                assert not gc.isenabled()
+            assert not gc.isenabled()
+            done = threading.Event()
+
+            def other() -> None:
+                with collector_paused():
+                    pass
+                done.set()
+
+            threading.Thread(target=other).start()
+            assert done.wait(10) and not gc.isenabled()
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            svc.put(Call("t"), _request("op-2"))
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+        # A failing Put turns it on again too.
+        other = _request("op-3", atomic=True)
+        other["items"][1]["mode"] = "create"
+        fails("BATCH_FAILED", lambda: svc.put(Call("t"), other))
+        assert gc.isenabled()
+    finally:
+        store.close()
