@@ -54,7 +54,8 @@ def test_a_perfect_testee_passes(run_cli, tmp_path):
     ],
 )
 def test_a_misbehaving_case_fails_and_the_run_goes_on(run_cli, option, glob, why):
-    run = codec(run_cli, "--timeout", "1", testee=fake_command(option, glob))
+    # Long enough for a case on a loaded machine, a restarted testee included.
+    run = codec(run_cli, "--timeout", "5", testee=fake_command(option, glob))
     assert run.status == 1
     assert counts(run) == (TOTAL - 1, 1, 0)
     assert f"FAIL {glob}" in run.stdout
@@ -70,7 +71,7 @@ def test_several_faults_in_one_run(run_cli):
         "--hang", "Required.Enums.UnknownRole.MsgpackInput.Rejected",
         "--malformed", "Required.Extensions.*.ProtobufInput.JsonOutput",
         "--runtime-error", "Required.Float32Vectors.BitExact.MsgpackInput.Accepted")
-    run = codec(run_cli, "--timeout", "1", testee=testee)
+    run = codec(run_cli, "--timeout", "5", testee=testee)
     assert run.status == 1
     # The hang fails both cases of the shared validate-only request.
     assert counts(run) == (TOTAL - 5, 5, 0)
