@@ -9,6 +9,7 @@ runs the whole suite on it.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import msgpack
@@ -80,6 +81,7 @@ RICH = _text({**BASE, "updated_at": "0001-01-01T00:00:00.100Z", "key": "k", "sco
               "provenance": {"origin": "user"},
               "embeddings": [{"values": [0.5, -0.25], "dimensions": 2, "model": "m"}],
               "extensions": {"com.example.x": {"y": [1, "z"]}}})
+VECTOR = _text({**BASE, "embeddings": [{"values": [0.5, 1], "dimensions": 2, "model": "m"}]})
 INTEGER_IN_FLOAT = _text({**BASE, "lifecycle": {"importance": 1, "confidence": 0.5}})
 
 CASES = [
@@ -121,6 +123,25 @@ CASES = [
     _text({**BASE, "embeddings": [{"values": [0.5, 1, -0.0, 7], "dimensions": 4}]}),
     _text({**BASE, "embeddings": [{"values": [0.5, 12345678901234567890123]}]}),
     _text({**BASE, "embeddings": [{"values": [0.5, 9223372036854775807]}]}),
+    # Vectors, which the fast path does not write back: integers, -0.0, 0 and the
+    # token -0, whitespace, a repeated member beside one, a vector that is
+    # not a list of numbers, counts at and beyond the limit.
+    _text({**BASE, "embeddings": [{"values": [0, -0.0, 1, -1, 0.0, -0.5e-3, 1E2], "dimensions": 7}]}),
+    VECTOR.replace(b"[0.5,1]", b"[-0,-0.0]"),
+    VECTOR.replace(b"[0.5,1]", b"[ -0.5 ,\n1 ]"),
+    VECTOR.replace(b'"values"', b'"dimensions":2,"values"'),
+    VECTOR.replace(b'"values":[0.5,1]', b'"values":[0.5],"values":[1,2]'),
+    _text({**BASE, "embeddings": [{"values": {"a:b": 1}}]}),
+    _text({**BASE, "embeddings": [{"values": [[0.5], 1]}]}),
+    _text({**BASE, "embeddings": [{"values": ["0.5", 1]}]}),
+    _text({**BASE, "embeddings": [{"values": 0.5}]}),
+    _text({**BASE, "embeddings": [{"values": None}]}),
+    _text({**BASE, "embeddings": [{"values": []}]}),
+    _text({**BASE, "embeddings": [{"values": [True, 1]}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 3.5e38]}]}),
+    _text({**BASE, "embeddings": [{"values": [0.25] * 65536, "dimensions": 65536}]}),
+    _text({**BASE, "embeddings": [{"values": [0.25] * 65537}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, -1], "dimensions": 2}, {"values": [1], "dimensions": 2}]}),
     # Colons in strings, a repeated member, and a colon written as an escape.
     _text({**BASE, "tags": ["a:b", "c:d"], "key": "x:y"})[:-1] + b',"key":"z"}',
     _text({**BASE, "tags": ["a:b"]}).replace(b'"a:b"', b'"a\\u003ab"'),
@@ -238,3 +259,64 @@ def test_generated_documents_decode_alike(data: st.DataObject) -> None:
     except MemorywireError:
         return
     _same(mm, type_name, packed)
+
+
+def test_vectors_in_requests_decode_alike() -> None:
+    """Vectors nested in requests: records in a PutRequest, the vector of a
+    SearchRequest (rules that span their fields send both types to the
+    walkers today); integers stay as they are."""
+    put, search = "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest"
+    record = {k: v for k, v in json.loads(RICH).items() if k != "specversion"}
+    record["embeddings"] = [{"values": [0.5, 1, -0.0, 0], "dimensions": 4, "model": "m"}]
+    request = {"specversion": "1.0", "operation_id": "op1", "items": [{"record": record}, {"record": record}]}
+    query = {"specversion": "1.0", "operation_id": "op1", "vector": {"model": "m", "values": [0.5, -2, 0, -0.0]}}
+    for type_name, doc in ((put, request), (search, query)):
+        fast, _pure = _decoders(mj, type_name)
+        assert fast.decode(_text(doc)) == doc
+        _same(mj, type_name, _text(doc))
+        _same(mj, type_name, json.dumps(doc, indent=1).encode())
+    fast, _pure = _decoders(mj, search)
+    got = fast.decode(_text(query))
+    assert [type(x) for x in got["vector"]["values"]] == [float, int, int, float]
+    assert math.copysign(1, got["vector"]["values"][3]) == -1
+    for bad in ({"model": "m", "values": "0.5"}, {"model": "m", "values": []}, {"model": "m", "values": [1e39]},
+                {"model": "m", "values": [0.5], "novel": [1]}):
+        _same(mj, search, _text({**query, "vector": bad}))
+    repeated = _text(query).replace(b'"vector":{', b'"vector":{"values":[1],')
+    _same(mj, search, repeated)
+
+
+def test_the_fast_path_serves_vectors() -> None:
+    """A record's vectors: integers stay integers, -0.0 keeps its sign,
+    whitespace inside is read; a repeated member beside a vector, or a
+    vector of another shape, goes to the walkers."""
+    fast, pure = _decoders(mj, RECORD)
+    values = [0.5, 1, -0.0, 0, -3, 2.5e-7]
+    doc = {**BASE, "kind": "fact", "fact": {"text": "f"}, "message": None,
+           "embeddings": [{"values": values, "dimensions": 6, "model": "m"},
+                          {"values": [1.0], "dimensions": 1, "model": "n"}]}
+    del doc["message"]
+    for data in (_text(doc), json.dumps(doc, indent=3).encode()):
+        got = fast._decode_fast(data)
+        assert got == doc and got == pure.decode(data)
+        assert got is not None
+        got_values = got["embeddings"][0]["values"]
+        assert [type(x) for x in got_values] == [type(x) for x in values]
+        assert math.copysign(1, got_values[2]) == -1 and math.copysign(1, got_values[3]) == 1
+        assert type(got["embeddings"][1]["values"][0]) is float
+    # What is written back to count member colons leaves the vectors out,
+    # and leaves the Structs that give the document as they are.
+    checked = fast._fast.decode(_text(doc))
+    written = _fast.write_json(fast._written(checked))
+    assert written.count(b'"values":[]') == 2 and b"0.5" not in written
+    assert written.count(b":") == _text(doc).count(b":")
+    assert _fast.to_builtins(checked) == doc
+    text = _text(doc)
+    for data in (text.replace(b'"dimensions":6', b'"dimensions":6,"dimensions":6'),
+                 text.replace(b'"values":[1.0],"dimensions":1', b'"values":[1.0],"values":[1.0],"dimensions":1'),
+                 text.replace(b'"values":[1.0],"dimensions":1', b'"values":{"a:b":1},"dimensions":1'),
+                 text.replace(b'"values":[1.0],"dimensions":1', b'"values":[[1.0]],"dimensions":1'),
+                 text.replace(b'"dimensions":6', b'"dimensions":5')):
+        assert data != text
+        assert fast._decode_fast(data) is None
+        _same(mj, RECORD, data)

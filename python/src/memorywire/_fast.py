@@ -19,10 +19,13 @@ walkers of :mod:`memorywire._compiled`, which find its exact error or
 accept it. msgspec parses a document once, into the Structs; the codecs
 write them back to see that the bytes hide no repeated member (the same
 number of member colons in JSON, the same bytes in MessagePack), and
-return msgspec's plain form of them: the values the walkers would return
-(in JSON an integer in a float field stays an integer; the MessagePack
-form's timestamps get their canonical spelling and its float32 vectors
-become lists), members in the order of the field tables.
+return msgspec's plain form of them. (In JSON what is written back is a
+shallow copy of the Structs with every float vector empty: a list of
+numbers holds no member, and spelling its numbers again costs more than
+the typed decode.) The plain form holds the values the walkers would return (in JSON an integer
+in a float field stays an integer; the MessagePack form's timestamps get
+their canonical spelling and its float32 vectors become lists), members in
+the order of the field tables.
 
 msgspec is a dependency of the package. With ``MEMORYWIRE_PURE=1`` in the
 environment (or where msgspec cannot be imported) every document takes the
@@ -358,28 +361,37 @@ def _timestamp_text(text: str) -> str:
     return text[:23] + "Z" if len(text) == 27 and text.endswith("000Z") else text
 
 
-def _fixes(infos: list[m.MessageInfo]) -> dict[str, bool]:
-    """Whether the MessagePack form of each message can hold a timestamp or
-    a float32 vector, the values msgspec's plain form does not spell as the
-    JSON form does (a fixed point, for recursive messages)."""
+def _fixed(f: m.FieldInfo, form: str) -> bool:
+    """Whether a field needs a fixer: in MessagePack its timestamps and
+    float32 vectors (their plain form), in JSON its float vectors (which the
+    write-back leaves out)."""
+    if form == "json":
+        return f.repeated and f.kind in (m.FLOAT32, m.DOUBLE)
+    return f.kind in (m.TIMESTAMP, m.FLOAT32)
+
+
+def _fixes(infos: list[m.MessageInfo], form: str) -> dict[str, bool]:
+    """Whether the Structs of each message can hold a field that needs a
+    fix (a fixed point, for recursive messages)."""
     memo = dict.fromkeys((i.name for i in infos), False)
     changed = True
     while changed:
         changed = False
         for info in infos:
             if not memo[info.name] and any(
-                    not f.is_map and (f.kind in (m.TIMESTAMP, m.FLOAT32)
-                                      or (f.message is not None and memo[f.message.name]))
+                    not f.is_map and (_fixed(f, form) or (f.message is not None and memo[f.message.name]))
                     for f in info.ordered):
                 memo[info.name] = changed = True
     return memo
 
 
-def _fixer_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str]) -> None:
+def _fixer_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str], form: str) -> None:
+    if form == "json":
+        _stripper_source(info, memo, lines)
+        return
     lines.append(f"def fix_{info.name}(s, d):")
     for f in info.ordered:
-        if f.is_map or not (f.kind in (m.TIMESTAMP, m.FLOAT32)
-                            or (f.message is not None and memo[f.message.name])):
+        if f.is_map or not (_fixed(f, form) or (f.message is not None and memo[f.message.name])):
             continue
         attr, key = _attr(f.name), f.name
         lines.append(f"    v = s.{attr}")
@@ -400,30 +412,62 @@ def _fixer_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str]) 
     lines.append("")
 
 
-def _build_fixers() -> dict[str, Any]:
+def _stripper_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str]) -> None:
+    """A function of the JSON Structs of a message that returns them with
+    every float vector empty: a shallow copy where anything changes."""
+    lines.append(f"def fix_{info.name}(s):")
+    lines.append("    c = s")
+    for f in info.ordered:
+        if f.is_map or not (_fixed(f, "json") or (f.message is not None and memo[f.message.name])):
+            continue
+        attr = _attr(f.name)
+        if _fixed(f, "json"):
+            new = "[]"
+        elif f.repeated:
+            assert f.message is not None
+            new = f"[fix_{f.message.name}(a) for a in v]"
+        else:
+            assert f.message is not None
+            new = f"fix_{f.message.name}(v)"
+        lines.append(f"    v = s.{attr}")
+        lines.append("    if v:")  # UNSET and an empty list are false; a Struct is true
+        lines.append("        if c is s:")
+        lines.append("            c = s.__copy__()")
+        lines.append(f"        c.{attr} = {new}")
+    lines.append("    return c")
+    lines.append("")
+
+
+def _build_fixers(form: str) -> dict[str, Any]:
+    """The fixers of the Structs of an encoding. In MessagePack a fixer
+    mends the plain form; in JSON it gives the Structs to write back."""
     infos = {n: m.message(n) for top in m.top_level_types() for n in _reachable(m.message(top))}
-    memo = _fixes(list(infos.values()))
+    memo = _fixes(list(infos.values()), form)
     lines: list[str] = []
     for info in infos.values():
         if memo[info.name]:
-            _fixer_source(info, memo, lines)
+            _fixer_source(info, memo, lines, form)
     scope: dict[str, Any] = {"UNSET": msgspec.UNSET if msgspec else None, "text": _timestamp_text,
                              "vector": _codec._vector}
     exec(compile("\n".join(lines), "<memorywire._fast>", "exec"), scope)  # noqa: S102 - from the field tables
     return {name: scope[f"fix_{name}"] for name, info in infos.items() if memo[name]}
 
 
-_fixers: dict[str, Any] | None = None
+_fixers: dict[str, dict[str, Any]] = {}
+
+
+def _fixer(form: str, type_name: str) -> Any:
+    fixers = _fixers.get(form)
+    if fixers is None:
+        fixers = _fixers[form] = _build_fixers(form)
+    return fixers.get(m.message(type_name).name)
 
 
 def msgpack_document(type_name: str) -> Any:
     """The conversion of the Structs the MessagePack decoder of a type gives
     to the JSON form of the document: msgspec's plain form, with timestamps
     in their canonical spelling and float32 vectors as lists of floats."""
-    global _fixers
-    if _fixers is None:
-        _fixers = _build_fixers()
-    fix = _fixers.get(m.message(type_name).name)
+    fix = _fixer("msgpack", type_name)
     convert = to_builtins
 
     def document(s: Any) -> dict[str, Any]:
@@ -433,6 +477,15 @@ def msgpack_document(type_name: str) -> Any:
         return d
 
     return document
+
+
+def json_written(type_name: str) -> Any:
+    """What the JSON decoder of a type writes back of the Structs it gives,
+    to count their member colons: the Structs with every float vector empty
+    (they hold no member), or the Structs themselves where the type holds
+    no vector."""
+    fix = _fixer("json", type_name)
+    return fix if fix is not None else (lambda s: s)
 
 
 #: The greatest depth limit the fast path serves.
@@ -483,5 +536,5 @@ def decoder(form: str, type_name: str, limits: Limits) -> Any:
     return dec
 
 
-__all__ = ["ENABLED", "ERRORS", "decoder", "msgpack_document", "to_builtins", "value_ok",
+__all__ = ["ENABLED", "ERRORS", "decoder", "json_written", "msgpack_document", "to_builtins", "value_ok",
            "write_json", "write_msgpack"]
