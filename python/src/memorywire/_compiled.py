@@ -828,18 +828,7 @@ def _build() -> dict[str, Any]:
     from memorywire import _codec
 
     src = _Source()
-    infos: list[m.MessageInfo] = []
-    for name in m.top_level_types():
-        info = m.message(name)
-        if info not in infos:
-            infos.append(info)
-    # Nested message types reachable from the top-level ones.
-    i = 0
-    while i < len(infos):
-        for f in infos[i].ordered:
-            if f.message is not None and f.message not in infos:
-                infos.append(f.message)
-        i += 1
+    infos = m.reachable_infos()
     for info in infos:
         _gen_check(src, info)
         _gen_out(src, info, "mp")

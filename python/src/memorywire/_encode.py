@@ -291,21 +291,6 @@ def vec_js(v: Any) -> list[float]:
     return list(_compiled.float32_values(v))
 
 
-def _infos() -> list[m.MessageInfo]:
-    infos: list[m.MessageInfo] = []
-    for name in m.top_level_types():
-        info = m.message(name)
-        if info not in infos:
-            infos.append(info)
-    i = 0
-    while i < len(infos):
-        for f in infos[i].ordered:
-            if f.message is not None and f.message not in infos:
-                infos.append(f.message)
-        i += 1
-    return infos
-
-
 def _build() -> dict[str, Any]:
     src = _Source()
     memo: dict[str, bool] = {}
@@ -316,7 +301,7 @@ def _build() -> dict[str, Any]:
         "ts_mp": ts_mp, "pb_vector": _compiled.pb_vector, "vec_mp": _compiled.vec_mp, "vec_js": vec_js,
         "each": each, "ts_canonical": _timestamp.canonical,
     }
-    for info in _infos():
+    for info in m.reachable_infos():
         _gen_up(src, info, memo)
         _gen_fix(src, info, vector_memo)
         _gen_out(src, info, "js")

@@ -214,6 +214,23 @@ def top_level_types() -> list[str]:
     return sorted(names)
 
 
+def reachable_infos() -> list[MessageInfo]:
+    """The top-level message types, then every message type they reach
+    through their fields, each once."""
+    infos: list[MessageInfo] = []
+    for name in top_level_types():
+        info = message(name)
+        if info not in infos:
+            infos.append(info)
+    i = 0
+    while i < len(infos):
+        for f in infos[i].ordered:
+            if f.message is not None and f.message not in infos:
+                infos.append(f.message)
+        i += 1
+    return infos
+
+
 def resolve(fields_msg: MessageInfo, name: str) -> FieldInfo | None:
     return fields_msg.fields.get(name)
 
