@@ -360,40 +360,33 @@ class Analyzer:
         """The terms of the tokens of each text, in order, between tabs (a
         term holds no tab)."""
         out: list[list[str]] = [[] for _ in texts]
+        for doc, term, offset in self._scratch(texts, 'SELECT doc, term, "offset" FROM scratch_tokens'):
+            tokens = out[doc - 1]
+            if offset >= len(tokens):
+                tokens.extend([""] * (offset + 1 - len(tokens)))
+            tokens[offset] = term
+        return ["\t".join(tokens) for tokens in out]
+
+    def _scratch(self, texts: list[str], query: str) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``query`` over the scratch index holding the texts,
+        numbered from 1, in batches of ``_BATCH`` in one transaction."""
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN")
             try:
                 for start in range(0, len(texts), self._BATCH):
-                    chunk = texts[start:start + self._BATCH]
                     conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)",
-                                     enumerate(chunk, start + 1))
-                    for doc, term, offset in conn.execute('SELECT doc, term, "offset" FROM scratch_tokens'):
-                        tokens = out[doc - 1]
-                        if offset >= len(tokens):
-                            tokens.extend([""] * (offset + 1 - len(tokens)))
-                        tokens[offset] = term
+                                     enumerate(texts[start:start + self._BATCH], start + 1))
+                    yield from conn.execute(query).fetchall()
                     conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
             finally:
                 conn.execute("COMMIT")
-        return ["\t".join(tokens) for tokens in out]
 
     def _columns_of(self, texts: list[str]) -> list[tuple[int, str | None]]:
         """``columns`` of each text, counted by SQLite."""
         out: list[tuple[int, str | None]] = [(0, None)] * len(texts)
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN")
-            try:
-                for start in range(0, len(texts), self._BATCH):
-                    chunk = texts[start:start + self._BATCH]
-                    conn.executemany("INSERT INTO scratch (rowid, x) VALUES (?, ?)",
-                                     enumerate(chunk, start + 1))
-                    for doc, words, terms in conn.execute(self._COLUMNS):
-                        out[doc - 1] = (words, f"\t{terms}\t")
-                    conn.execute("INSERT INTO scratch (scratch) VALUES ('delete-all')")
-            finally:
-                conn.execute("COMMIT")
+        for doc, words, terms in self._scratch(texts, self._COLUMNS):
+            out[doc - 1] = (words, f"\t{terms}\t")
         return out
 
     def _tokens(self, text: str) -> tuple[str, ...]:
