@@ -8,6 +8,7 @@ generated documents. With MEMORYWIRE_PURE=1 only the walkers run.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pathlib
@@ -20,6 +21,7 @@ import orjson
 import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import memorywire.json as mj
 import memorywire.msgpack as mm
@@ -117,6 +119,31 @@ def test_msgpack_writer_writes_timestamps_as_the_walkers() -> None:
         doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "created_at": stamp,
                "lifecycle": {"importance": 0.0, "expires_at": stamp}}
         assert write(doc) == walkers(doc, RECORD)["msgpack"], stamp
+
+
+_STAMPS = st.builds(
+    lambda day, second, digits, fraction: (
+        f"{datetime.date.fromordinal(day).isoformat()}T"
+        f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+        + (f".{fraction % 10**digits:0{digits}d}" if digits else "") + "Z"),
+    st.integers(1, datetime.date(9999, 12, 31).toordinal()), st.integers(0, 86399),
+    st.integers(0, 9), st.integers(0, 10**9 - 1))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(stamp=st.one_of(_STAMPS, st.sampled_from([
+    "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1969-12-31T23:59:59.999999Z",
+    "2106-02-07T06:28:15Z", "2106-02-07T06:28:16Z", "2514-05-30T01:53:03.999999Z", "2514-05-30T01:53:04Z",
+    "2024-02-29T12:00:00.1Z", "1970-01-01T00:00:00.000001Z", "1970-01-01T00:00:00.0000001Z"])))
+def test_writers_write_any_timestamp_as_the_walkers(stamp: str) -> None:
+    """Timestamps with at most six digits of a fraction take datetime (read
+    in C, and written by msgspec); the others the arithmetic of
+    memorywire._timestamp: both give the walkers' bytes, in each of the
+    three forms of the MessagePack extension (32, 64 and 96 bits)."""
+    doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "created_at": stamp,
+           "lifecycle": {"importance": 0.5, "expires_at": stamp}}
+    assert not validation.check(doc, RECORD)[0]
+    assert writers(doc, RECORD) == walkers(doc, RECORD)
 
 
 GENERATED = settings(max_examples=40, deadline=None, derandomize=True,

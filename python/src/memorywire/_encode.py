@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import base64
 import os
+import sys
+from datetime import datetime, timedelta, timezone
 from operator import is_
 from typing import Any
 
@@ -68,8 +70,27 @@ def entries_up(v: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": value_up(v[k])} for k in sorted(v)]
 
 
+#: Whether datetime.fromisoformat reads an RFC 3339 timestamp in UTC (its
+#: "Z"); it reads at most six digits of a fraction exactly, and truncates more.
+_ISO_UTC = sys.version_info >= (3, 11)
+_fromisoformat = datetime.fromisoformat
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_SECOND = timedelta(seconds=1)
+#: The longest timestamp datetime holds exactly: six digits of a fraction.
+_MICROSECOND_TEXT = len("0000-00-00T00:00:00.000000Z")
+
+
 def timestamp_up(text: str) -> dict[str, int]:
     """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
+        try:
+            # One call in C where the text holds whole microseconds (not
+            # the year 0000, which datetime refuses).
+            d = _fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
     seconds, nanos = _timestamp.parse(text)
     return {"seconds": seconds, "nanos": nanos}
 
@@ -279,7 +300,15 @@ def each(fn: Any, v: list[Any]) -> list[Any]:
 
 
 def ts_mp(text: str) -> Any:
-    """A timestamp as msgspec writes the MessagePack timestamp extension."""
+    """A timestamp as msgspec writes the MessagePack timestamp extension: a
+    datetime in UTC where it holds the timestamp exactly (msgspec writes it
+    in C, in the shortest of the three forms as msgpack does), else the
+    extension's bytes."""
+    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
+        try:
+            return _fromisoformat(text)
+        except ValueError:
+            pass  # the year 0000
     assert msgspec is not None
     return msgspec.msgpack.Ext(-1, _msgpack.Timestamp(*_timestamp.parse(text)).to_bytes())
 
