@@ -246,27 +246,30 @@ def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
             src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in group.items()) + "}")
             src.add(1, f"for k in {names}.intersection(d):")
             src.add(2, "v = d[k]")
-            _gen_change(src, 2, f"{fns}[k]", "k", test)
+            _gen_change(src, 2, f"{fns}[k](v)", "k", test)
         else:
             for key, fn in group.items():
                 src.add(1, f"v = d.get({key!r})")
                 src.add(1, "if v is not None:")
-                _gen_change(src, 2, f"({fn})" if fn.startswith("lambda") else fn, repr(key), test)
+                # A function of v written out in place, not made on every call.
+                call = fn.removeprefix("lambda v: ") if fn.startswith("lambda v: ") else f"{fn}(v)"
+                _gen_change(src, 2, call, repr(key), test)
     src.add(1, "return o")
     src.add(0, "")
 
 
-def _gen_change(src: _Source, ind: int, fn: str, key: str, test: str | None) -> None:
-    """Put fn(v) for the member key in the copy o where it is not v; with a
-    test, only where the test of v fails (a leaf with a default member)."""
+def _gen_change(src: _Source, ind: int, call: str, key: str, test: str | None) -> None:
+    """Put call (a function of v) for the member key in the copy o where it
+    is not v; with a test, only where the test of v fails (a leaf with a
+    default member)."""
     if test is not None:
         src.add(ind, f"if not {test}:")
         ind += 1
         src.add(ind, "if o is d:")
         src.add(ind + 1, "o = dict(d)")
-        src.add(ind, f"o[{key}] = {fn}(v)")
+        src.add(ind, f"o[{key}] = {call}")
         return
-    src.add(ind, f"x = {fn}(v)")
+    src.add(ind, f"x = {call}")
     src.add(ind, "if x is not v:")
     src.add(ind + 1, "if o is d:")
     src.add(ind + 2, "o = dict(d)")
