@@ -173,6 +173,73 @@ def test_writers_agree_with_the_walkers_on_generated_documents(type_name: str) -
     assert counts["valid"] >= 10, counts
 
 
+def _with_surrogate(node: Any, index: int) -> tuple[Any, int]:
+    """A copy of node in which the string (or member name) at the given
+    position, in document order, ends in a lone surrogate; and how many
+    strings were passed."""
+    if type(node) is str:
+        return (node + "\ud800" if index == 0 else node), 1
+    count = 0
+    if type(node) is list:
+        out = []
+        for x in node:
+            y, n = _with_surrogate(x, index - count)
+            out.append(y)
+            count += n
+        return out, count
+    if type(node) is dict:
+        doc = {}
+        for k, v in node.items():
+            key = k + "\udfff" if type(k) is str and index - count == 0 else k
+            count += type(k) is str
+            doc[key], n = _with_surrogate(v, index - count)
+            count += n
+        return doc, count
+    return node, 0
+
+
+def _error(call: Any, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[str, str, str]]] | None:
+    try:
+        call(*args, **kwargs)
+    except MemorywireError as e:
+        return e.reason, [(v.pointer, v.reason, v.message) for v in e.violations]
+    return None
+
+
+@pytest.mark.parametrize("type_name", [RECORD, "memorywire.v1.PutRequest"], ids=lambda t: t.rsplit(".", 1)[1])
+def test_encoders_name_a_lone_surrogate_as_the_screen_does(type_name: str) -> None:
+    """The encoders screen the strings of a document only once the validator
+    or the writer refused it: the error is the one the screen before the
+    write gave, for a surrogate in any string or member name, and a valid
+    document is written as before."""
+    counts = {"documents": 0}
+
+    @GENERATED
+    @given(doc=S.documents(type_name), data=st.data())
+    def named(doc: dict[str, Any], data: Any) -> None:
+        _, strings = _with_surrogate(doc, -1)
+        bad, _ = _with_surrogate(doc, data.draw(st.integers(0, strings - 1)))
+        limits = mj.Encoder(type_name).limits
+        for candidate in (doc, bad):
+            screened = _error(validation_written, candidate, type_name, limits)
+            for module in (mj, mm, mp):
+                for canonical in (True, False):
+                    encoder = module.Encoder(type_name)
+                    assert _error(encoder.encode, candidate, canonical=canonical) == screened, module
+        counts["documents"] += 1
+
+    named()
+    assert counts["documents"] >= 20
+
+
+def validation_written(doc: Any, type_name: str, limits: Any) -> None:
+    """The validator and the screen of strings, as the encoders ran them
+    before every write."""
+    from memorywire import _document
+
+    _document.validated(doc, type_name, limits, written=True)
+
+
 def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:
     """MEMORYWIRE_PURE=1: the encoders take the walkers, with the same output."""
     docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:60]
