@@ -8,6 +8,7 @@ generated documents. With MEMORYWIRE_PURE=1 only the walkers run.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pathlib
@@ -20,6 +21,7 @@ import orjson
 import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import memorywire.json as mj
 import memorywire.msgpack as mm
@@ -119,6 +121,39 @@ def test_msgpack_writer_writes_timestamps_as_the_walkers() -> None:
         assert write(doc) == walkers(doc, RECORD)["msgpack"], stamp
 
 
+_STAMPS = st.builds(
+    lambda day, second, digits, fraction: (
+        f"{datetime.date.fromordinal(day).isoformat()}T"
+        f"{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+        + (f".{fraction % 10**digits:0{digits}d}" if digits else "") + "Z"),
+    st.integers(1, datetime.date(9999, 12, 31).toordinal()), st.integers(0, 86399),
+    st.integers(0, 9), st.integers(0, 10**9 - 1))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(stamp=st.one_of(_STAMPS, st.sampled_from([
+    "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1969-12-31T23:59:59.999999Z",
+    "2106-02-07T06:28:15Z", "2106-02-07T06:28:16Z", "2514-05-30T01:53:03.999999Z", "2514-05-30T01:53:04Z",
+    "2024-02-29T12:00:00.1Z", "1970-01-01T00:00:00.000001Z", "1970-01-01T00:00:00.0000001Z"])))
+def test_writers_write_any_timestamp_as_the_walkers(stamp: str) -> None:
+    """Timestamps with at most six digits of a fraction take datetime (read
+    in C, and written by msgspec); the others the arithmetic of
+    memorywire._timestamp: both give the walkers' bytes, in each of the
+    three forms of the MessagePack extension (32, 64 and 96 bits)."""
+    doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "created_at": stamp,
+           "lifecycle": {"importance": 0.5, "expires_at": stamp}}
+    assert not validation.check(doc, RECORD)[0]
+    expected = walkers(doc, RECORD)
+    assert writers(doc, RECORD) == expected
+    # Where datetime cannot read the "Z" (Python 3.10), the arithmetic alone.
+    reads_utc = _encode._ISO_UTC
+    try:
+        _encode._ISO_UTC = False
+        assert writers(doc, RECORD) == expected
+    finally:
+        _encode._ISO_UTC = reads_utc
+
+
 GENERATED = settings(max_examples=40, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                             HealthCheck.data_too_large])
@@ -144,6 +179,73 @@ def test_writers_agree_with_the_walkers_on_generated_documents(type_name: str) -
 
     agree()
     assert counts["valid"] >= 10, counts
+
+
+def _with_surrogate(node: Any, index: int) -> tuple[Any, int]:
+    """A copy of node in which the string (or member name) at the given
+    position, in document order, ends in a lone surrogate; and how many
+    strings were passed."""
+    if type(node) is str:
+        return (node + "\ud800" if index == 0 else node), 1
+    count = 0
+    if type(node) is list:
+        out = []
+        for x in node:
+            y, n = _with_surrogate(x, index - count)
+            out.append(y)
+            count += n
+        return out, count
+    if type(node) is dict:
+        doc = {}
+        for k, v in node.items():
+            key = k + "\udfff" if type(k) is str and index - count == 0 else k
+            count += type(k) is str
+            doc[key], n = _with_surrogate(v, index - count)
+            count += n
+        return doc, count
+    return node, 0
+
+
+def _error(call: Any, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[str, str, str]]] | None:
+    try:
+        call(*args, **kwargs)
+    except MemorywireError as e:
+        return e.reason, [(v.pointer, v.reason, v.message) for v in e.violations]
+    return None
+
+
+@pytest.mark.parametrize("type_name", [RECORD, "memorywire.v1.PutRequest"], ids=lambda t: t.rsplit(".", 1)[1])
+def test_encoders_name_a_lone_surrogate_as_the_screen_does(type_name: str) -> None:
+    """The encoders screen the strings of a document only once the validator
+    or the writer refused it: the error is the one the screen before the
+    write gave, for a surrogate in any string or member name, and a valid
+    document is written as before."""
+    counts = {"documents": 0}
+
+    @GENERATED
+    @given(doc=S.documents(type_name), data=st.data())
+    def named(doc: dict[str, Any], data: Any) -> None:
+        _, strings = _with_surrogate(doc, -1)
+        bad, _ = _with_surrogate(doc, data.draw(st.integers(0, strings - 1)))
+        limits = mj.Encoder(type_name).limits
+        for candidate in (doc, bad):
+            screened = _error(validation_written, candidate, type_name, limits)
+            for module in (mj, mm, mp):
+                for canonical in (True, False):
+                    encoder = module.Encoder(type_name)
+                    assert _error(encoder.encode, candidate, canonical=canonical) == screened, module
+        counts["documents"] += 1
+
+    named()
+    assert counts["documents"] >= 20
+
+
+def validation_written(doc: Any, type_name: str, limits: Any) -> None:
+    """The validator and the screen of strings, as the encoders ran them
+    before every write."""
+    from memorywire import _document
+
+    _document.validated(doc, type_name, limits, written=True)
 
 
 def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:

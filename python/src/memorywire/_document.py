@@ -58,6 +58,23 @@ def validated(doc: Any, type_name: str, limits: Limits, *, written: bool = False
     return walk
 
 
+def write_validated(doc: Any, type_name: str, limits: Limits, write: Any) -> Any:
+    """Validate a document and write it with ``write(doc, walk)``: the
+    errors and output of :func:`validated` (``written=True``) followed by the
+    write, with one pass over the strings fewer. Every writer refuses a lone
+    surrogate in any string or member name it writes, and writes every string
+    of a valid document; so the strings are screened only where the
+    validator or the writer refused the document, to name the fault."""
+    walk = _validate.run(doc, type_name, limits)
+    if walk.errors:
+        validated(doc, type_name, limits, written=True)  # raises, with the surrogates screened
+    try:
+        return write(doc, walk)
+    except Exception:
+        validated(doc, type_name, limits, written=True)  # a lone surrogate, named
+        raise  # the writer's own fault, as the write after the screen would raise it
+
+
 def refuse_unknown(walk: Any, target: str) -> None:
     """Unknown members of a newer minor version cannot cross into another
     encoding without being lost; say so rather than drop them."""

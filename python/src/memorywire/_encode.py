@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import base64
 import os
+import sys
+from datetime import datetime, timedelta, timezone
 from operator import is_
 from typing import Any
 
@@ -68,8 +70,27 @@ def entries_up(v: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": value_up(v[k])} for k in sorted(v)]
 
 
+#: Whether datetime.fromisoformat reads an RFC 3339 timestamp in UTC (its
+#: "Z"); it reads at most six digits of a fraction exactly, and truncates more.
+_ISO_UTC = sys.version_info >= (3, 11)
+_fromisoformat = datetime.fromisoformat
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_SECOND = timedelta(seconds=1)
+#: The longest timestamp datetime holds exactly: six digits of a fraction.
+_MICROSECOND_TEXT = len("0000-00-00T00:00:00.000000Z")
+
+
 def timestamp_up(text: str) -> dict[str, int]:
     """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
+        try:
+            # One call in C where the text holds whole microseconds (not
+            # the year 0000, which datetime refuses).
+            d = _fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
     seconds, nanos = _timestamp.parse(text)
     return {"seconds": seconds, "nanos": nanos}
 
@@ -225,27 +246,30 @@ def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
             src.tail.append(f"{fns} = {{" + ", ".join(f"{k!r}: {v}" for k, v in group.items()) + "}")
             src.add(1, f"for k in {names}.intersection(d):")
             src.add(2, "v = d[k]")
-            _gen_change(src, 2, f"{fns}[k]", "k", test)
+            _gen_change(src, 2, f"{fns}[k](v)", "k", test)
         else:
             for key, fn in group.items():
                 src.add(1, f"v = d.get({key!r})")
                 src.add(1, "if v is not None:")
-                _gen_change(src, 2, f"({fn})" if fn.startswith("lambda") else fn, repr(key), test)
+                # A function of v written out in place, not made on every call.
+                call = fn.removeprefix("lambda v: ") if fn.startswith("lambda v: ") else f"{fn}(v)"
+                _gen_change(src, 2, call, repr(key), test)
     src.add(1, "return o")
     src.add(0, "")
 
 
-def _gen_change(src: _Source, ind: int, fn: str, key: str, test: str | None) -> None:
-    """Put fn(v) for the member key in the copy o where it is not v; with a
-    test, only where the test of v fails (a leaf with a default member)."""
+def _gen_change(src: _Source, ind: int, call: str, key: str, test: str | None) -> None:
+    """Put call (a function of v) for the member key in the copy o where it
+    is not v; with a test, only where the test of v fails (a leaf with a
+    default member)."""
     if test is not None:
         src.add(ind, f"if not {test}:")
         ind += 1
         src.add(ind, "if o is d:")
         src.add(ind + 1, "o = dict(d)")
-        src.add(ind, f"o[{key}] = {fn}(v)")
+        src.add(ind, f"o[{key}] = {call}")
         return
-    src.add(ind, f"x = {fn}(v)")
+    src.add(ind, f"x = {call}")
     src.add(ind, "if x is not v:")
     src.add(ind + 1, "if o is d:")
     src.add(ind + 2, "o = dict(d)")
@@ -279,7 +303,15 @@ def each(fn: Any, v: list[Any]) -> list[Any]:
 
 
 def ts_mp(text: str) -> Any:
-    """A timestamp as msgspec writes the MessagePack timestamp extension."""
+    """A timestamp as msgspec writes the MessagePack timestamp extension: a
+    datetime in UTC where it holds the timestamp exactly (msgspec writes it
+    in C, in the shortest of the three forms as msgpack does), else the
+    extension's bytes."""
+    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
+        try:
+            return _fromisoformat(text)
+        except ValueError:
+            pass  # the year 0000
     assert msgspec is not None
     return msgspec.msgpack.Ext(-1, _msgpack.Timestamp(*_timestamp.parse(text)).to_bytes())
 

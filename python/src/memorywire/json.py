@@ -280,10 +280,11 @@ class Encoder:
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it, canonical unless asked otherwise."""
         _document.refuse_partial(doc, "json")
-        _document.validated(doc, self.type, self.limits, written=True)
         if not canonical:
-            return orjson.dumps(doc)
-        return self.encode_valid(doc)
+            return _document.write_validated(  # type: ignore[no-any-return]
+                doc, self.type, self.limits, lambda d, walk: orjson.dumps(d))
+        return _document.write_validated(  # type: ignore[no-any-return]
+            doc, self.type, self.limits, lambda d, walk: self.encode_valid(d))
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
         """Write a document the validator has accepted, canonically."""

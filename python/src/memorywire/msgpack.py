@@ -143,8 +143,7 @@ class Encoder:
     def encode(self, doc: Mapping[str, Any], *, canonical: bool = True) -> bytes:
         """Validate one document and write it as canonical MessagePack."""
         _document.refuse_partial(doc, "msgpack")
-        walk = _document.validated(doc, self.type, self.limits, written=True)
-        return self.encode_valid(doc, walk)
+        return _document.write_validated(doc, self.type, self.limits, self.encode_valid)  # type: ignore[no-any-return]
 
     def encode_valid(self, doc: Mapping[str, Any], walk: Any = None) -> bytes:
         """Write a document the validator has accepted, canonically."""
