@@ -24,7 +24,7 @@ import memorywire.protobuf
 from memorywire.service import Service, Store
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
-from memorywire.service.records import canonical_record, float32s, recanonical
+from memorywire.service.records import Vector, canonical, float32s, recanonical
 from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer
 from memorywire.service.vectors import norm_of, raw_of
@@ -126,9 +126,13 @@ def test_norms_are_those_cosine_computes() -> None:
 def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:
     rng = random.Random(9)
     words = ["memory", "Topic", "Zürich", "naïve", "ÉCOLE", "running", "runs", "a:b", "x\ty", "日本語",
-             "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'"]
-    texts = ["", "   ", "!!!", "a a a a", "A a á", "\x00z"]
-    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 40))) for _ in range(1500)]
+             "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'",
+             "123", "0042", "٣٤", "²", "12ab", "1" * 70, "runs123", "e\u0301te", "caf\u0300", "\u0301x"]
+    # every kind of whitespace Python splits at
+    spaces = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u2028",
+              "\u3000", "  "]
+    texts = ["", "   ", "!!!", "a a a a", "A a á", "\x00z", "\u3000", "7", "7 7 07"]
+    texts += ["".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(1, 40))) for _ in range(1500)]
     tokens = Analyzer()
     expected = [tokens.columns(t) for t in texts]
     assert any(n > 1 for n, _ in expected) and (0, None) in expected
@@ -176,7 +180,7 @@ def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequ
         store.close()
 
 
-def test_float32s_are_the_binary32_values_and_bytes() -> None:
+def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     rng = random.Random(11)
     vectors: list[list[Any]] = [[], [0, 1, -2], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39]]
     vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]

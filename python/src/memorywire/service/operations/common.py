@@ -315,7 +315,7 @@ class Base:
             doc["lifecycle"] = life
         self._set_hash(doc, old)
         doc = r.recanonical(doc)
-        if r.dumps(doc) == r.dumps(old):
+        if r.same(doc, old):
             return None
         # A replacement, not an equal write.
         if not written_updated:

@@ -28,9 +28,9 @@ class Put(Base):
                                              for i, it in enumerate(items)))
         atomic = bool(req.get("atomic"))
         staged = bool(req.get("require_approval"))
-        # Each record in its canonical form once, its embedding values with
-        # their binary32 bytes: the digest, the store and the vector index
-        # read those. The canonical request has the same digest.
+        # Each record in its canonical form once, its embedding values as
+        # their binary32 bytes (records.Vector): the digest, the store and
+        # the vector index read those, and no value becomes a Python float.
         records = [r.canonical_record(it["record"]) for it in items]
         digest = self.items_digest("Put", req, records)
         self.store.analyzer.prepare(r.text_of(rec) for rec in records)
@@ -51,7 +51,7 @@ class Put(Base):
             return self.envelope(req, results=results)
 
         return self.mutate("Put", call, req, perform, digest, lambda: self.digest("Put", {**req, "items": [
-            {**it, "record": rec} for it, rec in zip(items, records, strict=True)]}))
+            {**it, "record": r.canonical(it["record"])} for it in items]}))
 
     def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
                   item: Mapping[str, Any], rec: dict[str, Any], staged: bool, now: str) -> dict[str, Any]:
