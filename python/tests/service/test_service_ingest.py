@@ -40,9 +40,9 @@ def _request(op: str, **extra: Any) -> dict[str, Any]:
 def _single_digest(req: dict[str, Any]) -> bytes:
     """The digest stores recorded for a Put before: SHA-256 of the method
     and the canonical Protobuf bytes of the request with canonical records."""
-    canonical = {**req, "items": [{**it, "record": canonical_record(it["record"])} for it in req["items"]]}
+    doc = {**req, "items": [{**it, "record": canonical(it["record"])} for it in req["items"]]}
     return hashlib.sha256(b"Put\x00" + memorywire.protobuf.Encoder("memorywire.v1.PutRequest")
-                          .encode_valid(canonical)).digest()
+                          .encode_valid(doc)).digest()
 
 
 def _recorded(store: Any, op: str) -> tuple[str, bytes, bytes]:
@@ -188,8 +188,17 @@ def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     for values in vectors:
         a = array("f", values)
         out = float32s(values)
-        assert (list(out), [type(x) for x in out], out.raw) == (a.tolist(), [float] * len(a), a.tobytes())
-        assert float32s(out) is out
+        assert type(out) is Vector and out.raw == a.tobytes() and len(out) == len(a)
+        assert (out.tolist(), [type(x) for x in out]) == (a.tolist(), [float] * len(a))
+        assert float32s(out) is out and bool(out) == bool(values)
+        # equal to the values of the same binary32 bytes, in any form
+        assert out == a.tolist() and a.tolist() == out and out == float32s(a.tolist())
+        assert not out != a.tolist()
+    # 0.0 and -0.0 differ, so do values of other binary32 numbers and lengths
+    assert float32s([0.0]) != [-0.0] and float32s([0.1]) != [0.2] and float32s([1.0]) != [1.0, 1.0]
+    assert float32s([0.1]) == [float(array("f", [0.1])[0])] and float32s([1.0]) != ["x"]
+    with pytest.raises(TypeError):
+        orjson.dumps(float32s([1.0]))  # never written as something else
 
 
 def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
+from itertools import chain
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -323,23 +324,22 @@ class Analyzer:
 
     ``prepare`` analyses the texts of a batch at once, ahead of the write
     that stores them, for ``columns`` (and ``offsets``) to find. An analyzer
-    made with ``offsets`` false serves ``columns`` only: ``prepare`` has the
-    index's tokenizer count the terms of each text, in SQL, and keeps no
-    tokens (the SQLite store, which reads no offsets)."""
+    made with ``offsets`` false serves ``columns`` only, and keeps no tokens
+    of texts (the SQLite store, which reads no offsets): the tokenizer reads
+    whitespace as a separator, so that the tokens of a text are those of
+    its whitespace-separated chunks in turn; ``columns`` counts the terms
+    of each chunk, which the index's tokenizer finds once for each chunk it
+    has not met (``_chunk_terms``) and the analyzer remembers."""
 
-    #: The most characters of prepared texts, and query words, remembered.
+    #: The most characters of prepared texts, query words, and chunks, remembered.
     _MEMO_CHARS = 1 << 23
     _MEMO_WORDS = 8192
+    _MEMO_CHUNKS = 1 << 17
     _BATCH = 1000
-    #: The ``columns`` of each text of the scratch table: the number of its
-    #: tokens, and its terms with their counts between tabs, in the order
-    #: of their code points (that of the UTF-8 bytes SQLite compares).
-    _COLUMNS = ("SELECT doc, sum(n), group_concat(term || ':' || n, char(9){order}) FROM ("
-                "SELECT doc, term, count(*) AS n FROM scratch_tokens GROUP BY doc, term ORDER BY doc, term) "
-                "GROUP BY doc").format(
-        # Before 3.44 an aggregate takes no ORDER BY, and reads the ordered
-        # subquery in its order.
-        order=" ORDER BY term" if sqlite3.sqlite_version_info >= (3, 44, 0) else "")
+    #: The longest chunk of ASCII digits taken as its own term without the
+    #: tokenizer: a run of digits is one token, which neither folding nor
+    #: the Porter stemmer (whose rules end in letters) changes.
+    _DIGITS = 64
 
     def __init__(self, *, offsets: bool = True) -> None:
         #: Whether ``prepare`` keeps the tokens of texts, for ``offsets``.
@@ -355,6 +355,8 @@ class Analyzer:
         self._columns: dict[str, tuple[int, str | None]] = {}
         self._texts_chars = 0
         self._words: dict[str, tuple[str, ...]] = {}
+        #: The terms of the tokens of chunks of text without whitespace, in order.
+        self._chunks: dict[str, tuple[str, ...]] = {}
 
     def _terms(self, texts: list[str]) -> list[str]:
         """The terms of the tokens of each text, in order, between tabs (a
@@ -382,11 +384,47 @@ class Analyzer:
             finally:
                 conn.execute("COMMIT")
 
+    def _chunk_terms(self, chunks: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The terms of the tokens of each chunk (text without whitespace),
+        in order: remembered, or found by the tokenizer, all at once."""
+        memo = self._chunks
+        found: dict[str, tuple[str, ...]] = {}
+        todo: list[str] = []
+        digits = self._DIGITS
+        for chunk in set(chunks):
+            terms = memo.get(chunk)
+            if terms is not None:
+                found[chunk] = terms
+            elif len(chunk) <= digits and chunk.isdigit() and chunk.isascii():
+                found[chunk] = (chunk,)
+            else:
+                found[chunk] = ()
+                todo.append(chunk)
+        if todo:
+            analysed = [tuple(t for t in tokens.split("\t") if t) for tokens in self._terms(todo)]
+            with self._memo_lock:
+                if len(memo) + len(todo) > self._MEMO_CHUNKS:
+                    memo.clear()
+                for chunk, terms in zip(todo, analysed, strict=True):
+                    found[chunk] = memo[chunk] = terms
+        return found
+
     def _columns_of(self, texts: list[str]) -> list[tuple[int, str | None]]:
-        """``columns`` of each text, counted by SQLite."""
-        out: list[tuple[int, str | None]] = [(0, None)] * len(texts)
-        for doc, words, terms in self._scratch(texts, self._COLUMNS):
-            out[doc - 1] = (words, f"\t{terms}\t")
+        """``columns`` of each text, from the terms of its chunks."""
+        split = [text.split() for text in texts]
+        terms_of = self._chunk_terms(chain.from_iterable(split))
+        out: list[tuple[int, str | None]] = []
+        for chunks in split:
+            terms = [term for chunk in chunks for term in terms_of[chunk]]
+            if not terms:
+                out.append((0, None))
+                continue
+            distinct = sorted(set(terms))
+            if len(distinct) == len(terms):
+                out.append((len(terms), "\t" + ":1\t".join(distinct) + ":1\t"))
+            else:
+                counts = Counter(terms)
+                out.append((len(terms), "".join([f"\t{t}:{counts[t]}" for t in distinct]) + "\t"))
         return out
 
     def _tokens(self, text: str) -> tuple[str, ...]:
