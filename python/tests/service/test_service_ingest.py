@@ -27,7 +27,7 @@ from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import Vector, canonical, float32s, recanonical
 from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer
-from memorywire.service.vectors import norm_of, raw_of
+from memorywire.service.vectors import norm_of, norms_of, raw_of
 
 
 def _request(op: str, **extra: Any) -> dict[str, Any]:
@@ -121,6 +121,11 @@ def test_norms_are_those_cosine_computes() -> None:
         expected = math.sqrt(sum(map(operator.mul, widened, widened)))
         assert norm_of(raw) == expected
         assert raw_of(values) == (raw, expected)
+    # together, vectors of several lengths mixed, as each alone
+    raws = [array("f", values).tobytes() for values in vectors]
+    rng.shuffle(raws)
+    assert norms_of(raws) == [norm_of(raw) for raw in raws]
+    assert norms_of(raws[:1]) == [norm_of(raws[0])] and norms_of([]) == []
 
 
 def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:

@@ -58,12 +58,14 @@ class Vector:
     holds lists of floats. It compares equal to the values of the same
     binary32 bytes in any form (0.0 and -0.0 differ). It is no list: JSON
     writers refuse it rather than write it as something else, and the stored
-    forms (``pack``, ``pack_split``) and the request digest read its bytes."""
+    forms (``pack``, ``pack_split``) and the request digest read its bytes.
+    ``norm`` is its norm once measured (``vectors.norms_of``), else None."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("norm", "raw")
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
+        self.norm: float | None = None
 
     def __len__(self) -> int:
         return len(self.raw) // 4

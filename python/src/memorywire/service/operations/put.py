@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memorywire.service import records as r
+from memorywire.service import vectors
 from memorywire.service.context import Call
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.operations.common import Base, collector_paused
@@ -31,7 +32,12 @@ class Put(Base):
         # Each record in its canonical form once, its embedding values as
         # their binary32 bytes (records.Vector): the digest, the store and
         # the vector index read those, and no value becomes a Python float.
+        # Their norms are measured together.
         records = [r.canonical_record(it["record"]) for it in items]
+        measured = [e["values"] for rec in records for e in rec.get("embeddings", ())
+                    if type(e.get("values")) is r.Vector]
+        for values, norm in zip(measured, vectors.norms_of([v.raw for v in measured]), strict=True):
+            values.norm = norm
         digest = self.items_digest("Put", req, records)
         self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
