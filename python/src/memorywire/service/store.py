@@ -56,9 +56,9 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from itertools import chain
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +94,7 @@ from memorywire.service.stores_common import (
     next_record,
     replaced_row,
     retention_cutoffs,
+    rid_of,
     rid_range,
 )
 from memorywire.service.stores_common import warm as warm_indexes
@@ -102,7 +103,7 @@ __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock"
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
            "text_query"]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 #: The page size of a new store file: a record with a 384-dimension
 #: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
 PAGE_SIZE = 16384
@@ -113,8 +114,21 @@ DEFAULT_INDEX_MEMORY = 2 << 30
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 #: The embeddings of the vector index: where their binary32 bytes are in the
-#: record's ``vecs`` (a byte offset), and their norm.
+#: record's ``vecs`` (a byte offset), and their norm; keyed by their group
+#: (tenant, model, dimensions), which an index loads in rid order, and their
+#: record, so that the table is its own index.
 _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    off INTEGER NOT NULL,
+    norm REAL NOT NULL,
+    PRIMARY KEY (tenant, model, dims, rid, off)
+) WITHOUT ROWID"""
+#: The embeddings table of schema version 4, with an index by record and
+#: one by group beside it.
+_EMBEDDINGS_4 = """CREATE TABLE embeddings (
     rid INTEGER NOT NULL,
     tenant INTEGER NOT NULL,
     model TEXT NOT NULL,
@@ -177,14 +191,11 @@ CREATE TABLE IF NOT EXISTS records (
     vecs BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
-CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_search ON records (
     rid, status, seq, words, s_user, s_agent, s_session, s_run, s_task, s_project, ns, terms);
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZER}');
 {_EMBEDDINGS};
-CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
-CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
 {_CHANGES};
 CREATE TABLE IF NOT EXISTS operations (
     tenant INTEGER NOT NULL,
@@ -620,24 +631,28 @@ class _Reads:
 
     def records(self, tenant: int, selection: Selection, *, after: int | None = None,
                 descending: bool = False, limit: int | None = None) -> Iterator[Row]:
+        # A tenant's rids are in sequence order.
         where, params = _where(selection)
+        lo, hi = rid_range(tenant)
         if after is not None:
-            where += " AND seq < ?" if descending else " AND seq > ?"
-            params.append(after)
-        sql = f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq"
+            if descending:
+                hi = min(hi, rid_of(tenant, after) - 1)
+            else:
+                lo = max(lo, rid_of(tenant, after) + 1)
+        sql = f"SELECT {ROW_COLUMNS} FROM records WHERE rid BETWEEN ? AND ?{where} ORDER BY rid"
         if descending:
             sql += " DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return (row_of(x) for x in self.conn.execute(sql, (tenant, *params)))
+        return (row_of(x) for x in self.conn.execute(sql, (lo, hi, *params)))
 
     def sequences(self, tenant: int, selection: Selection,
                   rids: Iterable[int] | None = None) -> dict[int, int]:
         where, params = _where(selection)
         if rids is None:
-            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE tenant = ?{where}",
-                                          (tenant, *params)).fetchall())
+            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE rid BETWEEN ? AND ?{where}",
+                                          (*rid_range(tenant), *params)).fetchall())
         out: dict[int, int] = {}
         for chunk in _chunks(rids):
             marks = ",".join("?" * len(chunk))
@@ -905,7 +920,7 @@ class Store(StoreState):
         conn.execute("DROP INDEX embeddings_rid")
         conn.execute("DROP INDEX embeddings_group")
         conn.execute("DROP TABLE embeddings")
-        conn.execute(_EMBEDDINGS)
+        conn.execute(_EMBEDDINGS_4)
         conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
         conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
         for rid, tenant, data in conn.execute("SELECT rid, tenant, doc FROM records").fetchall():
@@ -919,6 +934,21 @@ class Store(StoreState):
                      "WHERE r.rid = changes.rid AND r.pos = changes.pos AND r.doc = changes.doc "
                      "AND r.vecs IS changes.vecs)")
         return "4"
+
+    def _migrate_from_4(self, conn: sqlite3.Connection) -> str:
+        """Version 4 kept an index of records by tenant and sequence, which
+        the order of rids is already, and the embeddings table with an
+        index by record and one by group: it is keyed by group and record
+        now, which serves both."""
+        conn.execute("DROP INDEX IF EXISTS records_seq")
+        conn.execute("ALTER TABLE embeddings RENAME TO embeddings_4")
+        conn.execute("DROP INDEX IF EXISTS embeddings_rid")
+        conn.execute("DROP INDEX IF EXISTS embeddings_group")
+        conn.execute(_EMBEDDINGS)
+        conn.execute("INSERT INTO embeddings (rid, tenant, model, dims, off, norm) "
+                     "SELECT rid, tenant, model, dims, off, norm FROM embeddings_4")
+        conn.execute("DROP TABLE embeddings_4")
+        return "5"
 
     def _own(self, path: str) -> int:
         """Hold the store file for this object's life, or refuse to open it:
@@ -1149,6 +1179,7 @@ _MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
     "1": Store._migrate_from_1,
     "2": Store._migrate_from_2,
     "3": Store._migrate_from_3,
+    "4": Store._migrate_from_4,
 }
 
 
@@ -1322,10 +1353,17 @@ class WriteTx(_Reads, WriteState):
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
         if r.text_of(row.doc):
             self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
-        self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
+        self._drop_embeddings(t, row.rid, row.doc)
         self.touched[row.rid] = (t.num, None, row.seq, None)
         self.removed[(t.num, row.id)] = row.rid
         self.known[(t.num, row.id)] = None
+
+    def _drop_embeddings(self, t: TenantState, rid: int, doc: Mapping[str, Any]) -> None:
+        """Remove the rows of ``embeddings`` of a record as ``doc`` left
+        them: those of each group it has embeddings in."""
+        self.conn.executemany("DELETE FROM embeddings WHERE tenant = ? AND model = ? AND dims = ? AND rid = ?",
+                              [(t.num, model, dims, rid) for model, dims in
+                               dict.fromkeys((m, d) for m, d, _ in r.embedding_values(doc))])
 
     def _keep_change(self, rid: int) -> None:
         """The record of a rid is about to change or go: its latest change,
@@ -1347,8 +1385,8 @@ class WriteTx(_Reads, WriteState):
         new_emb = new.get("embeddings")
         indexed: list[Any] | None = None
         if old is None or old_emb != new_emb:
-            if old_emb:
-                self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
+            if old is not None and old_emb:
+                self._drop_embeddings(t, rid, old)
             rows = embedding_rows(new)
             if rows and old is None:
                 self._queued_embeddings.extend((rid, t.num, model, dims, off, norm)
