@@ -37,7 +37,8 @@ change beyond the versions a record has left behind.
 
 Full text: one FTS5 table, ``texts``, serves every tenant. It has a row for
 each record with text (operations.md section 9.1), whose rowid is the
-record's ``rid``. A search reads the tenant's range of rowids, which FTS5
+record's ``rid``; it keeps no copy of the text, which the record's document
+holds, and a text leaves it by the text it was indexed with. A search reads the tenant's range of rowids, which FTS5
 seeks to in each list of postings, so that its cost does not grow with the
 other tenants, and a new tenant costs one row of ``tenants`` whatever the
 number of tenants. For ranking, each record keeps the number of tokens of
@@ -162,6 +163,11 @@ _CHANGES = """CREATE TABLE IF NOT EXISTS changes (
     PRIMARY KEY (tenant, pos)
 ) WITHOUT ROWID"""
 
+#: The full-text index: contentless, since the text of a record is in its
+#: document, and without the lengths of texts, which ``records.words`` holds.
+#: A text leaves it by the 'delete' command, with the text it was indexed with.
+_TEXTS = f"body, content = '', columnsize = 0, tokenize = '{TOKENIZER}'"
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tenants (
@@ -194,7 +200,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
 CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_search ON records (
     rid, status, seq, words, s_user, s_agent, s_session, s_run, s_task, s_project, ns, terms);
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 ({_TEXTS});
 {_EMBEDDINGS};
 {_CHANGES};
 CREATE TABLE IF NOT EXISTS operations (
@@ -937,9 +943,10 @@ class Store(StoreState):
 
     def _migrate_from_4(self, conn: sqlite3.Connection) -> str:
         """Version 4 kept an index of records by tenant and sequence, which
-        the order of rids is already, and the embeddings table with an
-        index by record and one by group: it is keyed by group and record
-        now, which serves both."""
+        the order of rids is already; the embeddings table with an index by
+        record and one by group: it is keyed by group and record now, which
+        serves both; and in the full-text index a copy of each text and its
+        length: it is contentless now (``_TEXTS``)."""
         conn.execute("DROP INDEX IF EXISTS records_seq")
         conn.execute("ALTER TABLE embeddings RENAME TO embeddings_4")
         conn.execute("DROP INDEX IF EXISTS embeddings_rid")
@@ -948,6 +955,10 @@ class Store(StoreState):
         conn.execute("INSERT INTO embeddings (rid, tenant, model, dims, off, norm) "
                      "SELECT rid, tenant, model, dims, off, norm FROM embeddings_4")
         conn.execute("DROP TABLE embeddings_4")
+        conn.execute(f"CREATE VIRTUAL TABLE texts_5 USING fts5 ({_TEXTS})")
+        conn.execute("INSERT INTO texts_5 (rowid, body) SELECT rowid, body FROM texts")
+        conn.execute("DROP TABLE texts")
+        conn.execute("ALTER TABLE texts_5 RENAME TO texts")
         return "5"
 
     def _own(self, path: str) -> int:
@@ -1351,12 +1362,17 @@ class WriteTx(_Reads, WriteState):
         """Remove a record and everything derived from it."""
         self._keep_change(row.rid)
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
-        if r.text_of(row.doc):
-            self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
+        text = r.text_of(row.doc)
+        if text:
+            self._drop_text(row.rid, text)
         self._drop_embeddings(t, row.rid, row.doc)
         self.touched[row.rid] = (t.num, None, row.seq, None)
         self.removed[(t.num, row.id)] = row.rid
         self.known[(t.num, row.id)] = None
+
+    def _drop_text(self, rid: int, text: str) -> None:
+        """Remove a record's text, as it was indexed, from the full-text index."""
+        self.conn.execute("INSERT INTO texts (texts, rowid, body) VALUES ('delete', ?, ?)", (rid, text))
 
     def _drop_embeddings(self, t: TenantState, rid: int, doc: Mapping[str, Any]) -> None:
         """Remove the rows of ``embeddings`` of a record as ``doc`` left
@@ -1376,7 +1392,7 @@ class WriteTx(_Reads, WriteState):
                new: dict[str, Any], old_text: str, new_text: str) -> None:
         if old_text != new_text:
             if old_text:
-                self.conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
+                self._drop_text(rid, old_text)
             if new_text and old is None:
                 self._queued_texts.append((rid, new_text))  # with the record, queued
             elif new_text:
