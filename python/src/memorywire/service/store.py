@@ -568,8 +568,9 @@ def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
     """The columns of ``records`` from kind to r_caller, of a document."""
     scope = doc.get("scope", {})
     routing = doc.get("routing", {})
+    namespace = scope.get("namespace")
     return (
-        doc["kind"], r.status(doc), doc.get("key") or None, r.namespace_key(scope.get("namespace")),
+        doc["kind"], r.status(doc), doc.get("key") or None, r.namespace_key(namespace) if namespace else "[]",
         scope.get("user", ""), scope.get("agent", ""), scope.get("session", ""),
         scope.get("run", ""), scope.get("task", ""), scope.get("project", ""),
         routing.get("agent", ""), routing.get("caller_agent", ""),

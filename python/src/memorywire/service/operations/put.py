@@ -24,7 +24,7 @@ class Put(Base):
     def _put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str]) -> bytes:
         assert call.tenant is not None
         items = req["items"]
-        self.check_representable(unknown, [f"/items/{i}/record" for i in range(len(items))])
+        self.check_representable(unknown, (f"/items/{i}/record" for i in range(len(items))))
         self.check_tenant(call.tenant, req, ((f"/items/{i}/record", it["record"])
                                              for i, it in enumerate(items)))
         atomic = bool(req.get("atomic"))
