@@ -168,6 +168,10 @@ _CHANGES = """CREATE TABLE IF NOT EXISTS changes (
 #: A text leaves it by the 'delete' command, with the text it was indexed with.
 _TEXTS = f"body, content = '', columnsize = 0, tokenize = '{TOKENIZER}'"
 
+#: The changes of a record that hold a document of their own, by record: a
+#: change without one is its record's latest, at ``records.pos``.
+_CHANGES_RID = "CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid) WHERE doc IS NOT NULL"
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tenants (
@@ -851,7 +855,7 @@ class Store(StoreState):
                              f"{', '.join(sorted(_MIGRATIONS))}")
         while version != SCHEMA_VERSION:
             version = self._migrate(version)
-        self._writer.execute("CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid)")
+        self._writer.execute(_CHANGES_RID)
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -946,8 +950,10 @@ class Store(StoreState):
         """Version 4 kept an index of records by tenant and sequence, which
         the order of rids is already; the embeddings table with an index by
         record and one by group: it is keyed by group and record now, which
-        serves both; and in the full-text index a copy of each text and its
-        length: it is contentless now (``_TEXTS``)."""
+        serves both; an index of every change by record, of which only the
+        changes that hold a document of their own need one
+        (``_CHANGES_RID``); and in the full-text index a copy of each text
+        and its length: it is contentless now (``_TEXTS``)."""
         conn.execute("DROP INDEX IF EXISTS records_seq")
         conn.execute("ALTER TABLE embeddings RENAME TO embeddings_4")
         conn.execute("DROP INDEX IF EXISTS embeddings_rid")
@@ -956,6 +962,8 @@ class Store(StoreState):
         conn.execute("INSERT INTO embeddings (rid, tenant, model, dims, off, norm) "
                      "SELECT rid, tenant, model, dims, off, norm FROM embeddings_4")
         conn.execute("DROP TABLE embeddings_4")
+        conn.execute("DROP INDEX IF EXISTS changes_rid")
+        conn.execute(_CHANGES_RID)
         conn.execute(f"CREATE VIRTUAL TABLE texts_5 USING fts5 ({_TEXTS})")
         conn.execute("INSERT INTO texts_5 (rowid, body) SELECT rowid, body FROM texts")
         conn.execute("DROP TABLE texts")
@@ -1384,10 +1392,13 @@ class WriteTx(_Reads, WriteState):
 
     def _keep_change(self, rid: int) -> None:
         """The record of a rid is about to change or go: its latest change,
-        which reads the record's document, gets a copy of its own."""
+        which reads the record's document, gets a copy of its own. That
+        change is at the record's ``pos``; after this every change of the
+        record holds its document, and ``changes_rid`` finds them."""
         self.conn.execute(
             "UPDATE changes SET (doc, vecs) = (SELECT doc, vecs FROM records WHERE rid = ?) "
-            "WHERE rid = ? AND doc IS NULL", (rid, rid))
+            "WHERE tenant = ? AND pos = (SELECT pos FROM records WHERE rid = ?) AND doc IS NULL",
+            (rid, rid >> SEQUENCE_BITS, rid))
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any], old_text: str, new_text: str) -> None:
@@ -1447,7 +1458,8 @@ class WriteTx(_Reads, WriteState):
         if rid is None:
             return
         for pos, data, vecs in self.conn.execute(
-                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND pos < ?", (rid, before)).fetchall():
+                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND doc IS NOT NULL AND pos < ?",
+                (rid, before)).fetchall():
             old = r.unpack_split(data, vecs)
             minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
             self.conn.execute("UPDATE changes SET doc = ?, vecs = ? WHERE tenant = ? AND pos = ?",
@@ -1471,7 +1483,8 @@ class WriteTx(_Reads, WriteState):
         for start in range(0, len(rows), 500):
             chunk = rows[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            changes += self.conn.execute(f"DELETE FROM changes WHERE rid IN ({marks})",
+            # every change of a removed record holds its document (_keep_change)
+            changes += self.conn.execute(f"DELETE FROM changes WHERE rid IN ({marks}) AND doc IS NOT NULL",
                                          [row.rid for row in chunk]).rowcount
             self.conn.execute(f"DELETE FROM reviews WHERE tenant = ? AND record_id IN ({marks})",
                               (t.num, *(row.id for row in chunk)))
