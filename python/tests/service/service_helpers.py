@@ -81,8 +81,8 @@ def search_hits(svc: Any, tenant: str = "t", **req: Any) -> list[tuple[str, floa
 def downgrade_to_schema_3(path: str) -> None:
     """Rewrite a closed SQLite store file in the layout of schema version 3:
     embedding values as base64 within each document and again in
-    ``embeddings.raw``, and a full document in every change, found by
-    record id."""
+    ``embeddings.raw``, a full document in every change, found by record
+    id, and a full-text index that keeps a copy of each text."""
     import sqlite3
 
     from memorywire.service import records as r
@@ -111,5 +111,11 @@ def downgrade_to_schema_3(path: str) -> None:
         for rid, data, vecs in conn.execute("SELECT rid, doc, vecs FROM records").fetchall():
             conn.execute("UPDATE records SET doc = ? WHERE rid = ?", (r.pack(r.unpack_split(data, vecs)), rid))
         conn.execute("ALTER TABLE records DROP COLUMN vecs")
+        # the full-text index with a copy of each text, as before schema 5
+        conn.execute("DROP TABLE texts")
+        conn.execute("CREATE VIRTUAL TABLE texts USING fts5 (body, tokenize = 'porter unicode61 remove_diacritics 2')")
+        conn.executemany("INSERT INTO texts (rowid, body) VALUES (?, ?)", [
+            (rid, text) for rid, data in conn.execute("SELECT rid, doc FROM records").fetchall()
+            if (text := r.text_of(r.unpack(data)))])
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
     conn.close()

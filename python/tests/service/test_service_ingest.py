@@ -24,10 +24,10 @@ import memorywire.protobuf
 from memorywire.service import Service, Store
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
-from memorywire.service.records import canonical_record, float32s, recanonical
+from memorywire.service.records import Vector, canonical, float32s, recanonical
 from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer
-from memorywire.service.vectors import norm_of, raw_of
+from memorywire.service.vectors import norm_of, norms_of, raw_of
 
 
 def _request(op: str, **extra: Any) -> dict[str, Any]:
@@ -40,9 +40,9 @@ def _request(op: str, **extra: Any) -> dict[str, Any]:
 def _single_digest(req: dict[str, Any]) -> bytes:
     """The digest stores recorded for a Put before: SHA-256 of the method
     and the canonical Protobuf bytes of the request with canonical records."""
-    canonical = {**req, "items": [{**it, "record": canonical_record(it["record"])} for it in req["items"]]}
+    doc = {**req, "items": [{**it, "record": canonical(it["record"])} for it in req["items"]]}
     return hashlib.sha256(b"Put\x00" + memorywire.protobuf.Encoder("memorywire.v1.PutRequest")
-                          .encode_valid(canonical)).digest()
+                          .encode_valid(doc)).digest()
 
 
 def _recorded(store: Any, op: str) -> tuple[str, bytes, bytes]:
@@ -121,14 +121,23 @@ def test_norms_are_those_cosine_computes() -> None:
         expected = math.sqrt(sum(map(operator.mul, widened, widened)))
         assert norm_of(raw) == expected
         assert raw_of(values) == (raw, expected)
+    # together, vectors of several lengths mixed, as each alone
+    raws = [array("f", values).tobytes() for values in vectors]
+    rng.shuffle(raws)
+    assert norms_of(raws) == [norm_of(raw) for raw in raws]
+    assert norms_of(raws[:1]) == [norm_of(raws[0])] and norms_of([]) == []
 
 
 def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:
     rng = random.Random(9)
     words = ["memory", "Topic", "Zürich", "naïve", "ÉCOLE", "running", "runs", "a:b", "x\ty", "日本語",
-             "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'"]
-    texts = ["", "   ", "!!!", "a a a a", "A a á", "\x00z"]
-    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 40))) for _ in range(1500)]
+             "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'",
+             "123", "0042", "٣٤", "²", "12ab", "1" * 70, "runs123", "e\u0301te", "caf\u0300", "\u0301x"]
+    # every kind of whitespace Python splits at
+    spaces = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u2028",
+              "\u3000", "  "]
+    texts = ["", "   ", "!!!", "a a a a", "A a á", "\x00z", "\u3000", "7", "7 7 07"]
+    texts += ["".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(1, 40))) for _ in range(1500)]
     tokens = Analyzer()
     expected = [tokens.columns(t) for t in texts]
     assert any(n > 1 for n, _ in expected) and (0, None) in expected
@@ -176,7 +185,7 @@ def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequ
         store.close()
 
 
-def test_float32s_are_the_binary32_values_and_bytes() -> None:
+def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     rng = random.Random(11)
     vectors: list[list[Any]] = [[], [0, 1, -2], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39]]
     vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
@@ -184,8 +193,17 @@ def test_float32s_are_the_binary32_values_and_bytes() -> None:
     for values in vectors:
         a = array("f", values)
         out = float32s(values)
-        assert (list(out), [type(x) for x in out], out.raw) == (a.tolist(), [float] * len(a), a.tobytes())
-        assert float32s(out) is out
+        assert type(out) is Vector and out.raw == a.tobytes() and len(out) == len(a)
+        assert (out.tolist(), [type(x) for x in out]) == (a.tolist(), [float] * len(a))
+        assert float32s(out) is out and bool(out) == bool(values)
+        # equal to the values of the same binary32 bytes, in any form
+        assert out == a.tolist() and a.tolist() == out and out == float32s(a.tolist())
+        assert not out != a.tolist()
+    # 0.0 and -0.0 differ, so do values of other binary32 numbers and lengths
+    assert float32s([0.0]) != [-0.0] and float32s([0.1]) != [0.2] and float32s([1.0]) != [1.0, 1.0]
+    assert float32s([0.1]) == [float(array("f", [0.1])[0])] and float32s([1.0]) != ["x"]
+    with pytest.raises(TypeError):
+        orjson.dumps(float32s([1.0]))  # never written as something else
 
 
 def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ def test_a_failed_call_creates_nothing() -> None:
         with store.read() as conn:
             return (conn.execute("SELECT type, name FROM sqlite_master ORDER BY name").fetchall(),
                     *(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                      for table in ("tenants", "records", "texts", "changes", "operations",
+                      for table in ("tenants", "records", "texts_data", "changes", "operations",
                                     "embeddings")))
 
     before = state()
@@ -108,7 +108,7 @@ def test_one_text_index_for_every_tenant() -> None:
         tables = [name for name, in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")]
         assert tables == ["texts"]
-        assert conn.execute("SELECT count(*) FROM texts").fetchone()[0] == 4
+        assert len(conn.execute("SELECT rowid FROM texts WHERE texts MATCH 'swordfish'").fetchall()) == 4
         # The length and the terms of each text, as the index reads them.
         assert conn.execute("SELECT id, words, terms FROM records WHERE tenant = ? ORDER BY seq",
                             (store.tenant_num("a"),)).fetchall() == [
@@ -117,12 +117,18 @@ def test_one_text_index_for_every_tenant() -> None:
     svc.update(Call("a"), request(id="f", patch={"fact": {"text": "a marlin"}}))
     svc.delete(Call("a"), request(ids=["g"], mode="hard"))
     with store.read() as conn:
-        rows = conn.execute("SELECT body, rowid FROM texts ORDER BY rowid").fetchall()
+        found = {word: [rid for rid, in conn.execute("SELECT rowid FROM texts WHERE texts MATCH ? "
+                                                     "ORDER BY rowid", (word,))]
+                 for word in ("swordfish", "marlin", "a", "b")}
+        ids = dict(conn.execute("SELECT rid, id FROM records"))
     # each in its tenant's range of rids, which ends where the next tenant's begins
     a, b = rid_range(store.tenant_num("a") or 0), rid_range(store.tenant_num("b") or 0)
     assert a[1] + 1 == b[0]
-    assert [(body, a[0] <= rid <= a[1], b[0] <= rid <= b[1]) for body, rid in rows] == [
-        ("a marlin", True, False), ("b swordfish", False, True), ("swordfish swordfish", False, True)]
+    # what left the index is found no more
+    assert {word: [(ids[rid], a[0] <= rid <= a[1], b[0] <= rid <= b[1]) for rid in rids]
+            for word, rids in found.items()} == {
+        "swordfish": [("f", False, True), ("g", False, True)], "marlin": [("f", True, False)],
+        "a": [("f", True, False)], "b": [("f", False, True)]}
     store.close()
 
 

@@ -15,6 +15,7 @@ from service_helpers import downgrade_to_schema_3, put_records, search_hits
 import memorywire.protobuf
 from memorywire.service import Service, Store
 from memorywire.service.operations import Call
+from memorywire.service.store import SCHEMA_VERSION
 from memorywire.service.vectors import Index, cosine, raw_of
 
 DIMS = 24
@@ -352,6 +353,6 @@ def test_a_schema_2_store_indexes_the_text_of_its_custom_records(tmp_path: Any) 
     try:
         assert sorted(i for i, _ in _search(svc, text="window")) == ["c", "f"]
         assert [i for i, _ in _search(svc, text="seats")] == ["c"]
-        assert svc.store._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "4"
+        assert svc.store._writer.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == SCHEMA_VERSION
     finally:
         svc.store.close()

@@ -11,14 +11,13 @@ import struct
 import sys
 import time
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
 
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
-from memorywire._codec import Float32Values
 
 RECORD_TYPE = "memorywire.v1.MemoryRecord"
 PAYLOADS = tuple(m.kind_payloads()) + ("encrypted",)
@@ -50,12 +49,66 @@ def canonical(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _canonical_record(doc)  # type: ignore[no-any-return]
 
 
-def float32s(values: list[float]) -> Float32Values:
-    """The canonical values of a float32 vector (each rounded to binary32),
-    with their little-endian binary32 bytes (``.raw``), from one conversion;
-    values the codec read from bytes already are, and are kept."""
-    if type(values) is Float32Values:
+class Vector:
+    """The values of a float32 vector as the service writes them: their
+    little-endian binary32 bytes (``raw``), each value rounded to binary32,
+    from the request to the store. A written record holds its embeddings'
+    values so (``canonical_record``); they become Python floats only when
+    they are read (iteration, ``tolist``), and a record read from the store
+    holds lists of floats. It compares equal to the values of the same
+    binary32 bytes in any form (0.0 and -0.0 differ). It is no list: JSON
+    writers refuse it rather than write it as something else, and the stored
+    forms (``pack``, ``pack_split``) and the request digest read its bytes.
+    ``norm`` is its norm once measured (``vectors.norms_of``), else None."""
+
+    __slots__ = ("norm", "raw")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.norm: float | None = None
+
+    def __len__(self) -> int:
+        return len(self.raw) // 4
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(float32_values(self.raw))
+
+    def __bool__(self) -> bool:
+        return bool(self.raw)
+
+    def tolist(self) -> list[float]:
+        return float32_values(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is Vector:
+            return self.raw == other.raw
+        if isinstance(other, (list, tuple)):
+            try:
+                return raw_values(list(other)) == self.raw
+            except (TypeError, OverflowError):
+                return False
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Vector({self.tolist()!r})"
+
+
+def float32s(values: list[float] | Vector) -> Vector:
+    """The canonical values of a float32 vector (each rounded to binary32)
+    as their little-endian binary32 bytes, from one conversion and no
+    Python float; values the codec read from bytes (``Float32Values``) keep
+    their bytes."""
+    if type(values) is Vector:
         return values
+    raw = getattr(values, "raw", None)
+    if type(raw) is bytes:
+        return Vector(raw)
     n = len(values)
     packer = _PACKERS.get(n)
     if packer is None:
@@ -63,16 +116,13 @@ def float32s(values: list[float]) -> Float32Values:
         if len(_PACKERS) < 64:
             _PACKERS[n] = packer
     try:
-        raw = packer.pack(*values)
+        return Vector(packer.pack(*values))
     except OverflowError:
         # A value beyond binary32, which the codec's checks refuse: as an infinity.
         a = array("f", values)
         if not _LITTLE:
             a.byteswap()
-        raw = a.tobytes()
-    out = Float32Values(packer.unpack(raw))
-    out.raw = raw
-    return out
+        return Vector(a.tobytes())
 
 
 def canonical_record(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -347,11 +397,8 @@ def text_of(doc: Mapping[str, Any]) -> str:
 # times smaller than their decimal spelling.
 
 
-def _pack_values(values: list[float]) -> str:
-    raw = array("f", values)
-    if not _LITTLE:
-        raw.byteswap()
-    return base64.b64encode(raw.tobytes()).decode("ascii")
+def _pack_values(values: list[float] | Vector) -> str:
+    return base64.b64encode(raw_values(values)).decode("ascii")
 
 
 def _unpack_values(text: str) -> list[float]:
@@ -388,9 +435,10 @@ def unpack(data: bytes) -> dict[str, Any]:
 # embedding as a slice of them.
 
 
-def raw_values(values: list[float]) -> bytes:
-    """The little-endian binary32 bytes of float32 values: those the codec
-    read them from when it did, without a round trip through floats."""
+def raw_values(values: list[float] | Vector) -> bytes:
+    """The little-endian binary32 bytes of float32 values: those of a
+    ``Vector``, or those the codec read them from when it did, without a
+    round trip through floats."""
     raw = getattr(values, "raw", None)
     if type(raw) is bytes:
         return raw
@@ -419,6 +467,23 @@ def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     doc = dict(doc)
     doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
     return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
+
+
+def same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two canonical records are equal (core.md section 13.7): the
+    same JSON, members in any order, and embedding values of the same
+    binary32 bytes, whatever form each holds them in (``Vector`` or floats)."""
+    return _split_sorted(a) == _split_sorted(b)
+
+
+def _split_sorted(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
+    embeddings = doc.get("embeddings")
+    if not embeddings:
+        return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS), None
+    bare = dict(doc)
+    bare["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
+    return (orjson.dumps(bare, option=orjson.OPT_SORT_KEYS),
+            b"".join([raw_values(e["values"]) for e in embeddings]))
 
 
 def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:

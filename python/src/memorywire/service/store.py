@@ -37,7 +37,8 @@ change beyond the versions a record has left behind.
 
 Full text: one FTS5 table, ``texts``, serves every tenant. It has a row for
 each record with text (operations.md section 9.1), whose rowid is the
-record's ``rid``. A search reads the tenant's range of rowids, which FTS5
+record's ``rid``; it keeps no copy of the text, which the record's document
+holds, and a text leaves it by the text it was indexed with. A search reads the tenant's range of rowids, which FTS5
 seeks to in each list of postings, so that its cost does not grow with the
 other tenants, and a new tenant costs one row of ``tenants`` whatever the
 number of tenants. For ranking, each record keeps the number of tokens of
@@ -58,6 +59,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +95,7 @@ from memorywire.service.stores_common import (
     next_record,
     replaced_row,
     retention_cutoffs,
+    rid_of,
     rid_range,
 )
 from memorywire.service.stores_common import warm as warm_indexes
@@ -101,7 +104,7 @@ __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock"
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
            "text_query"]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 #: The page size of a new store file: a record with a 384-dimension
 #: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
 PAGE_SIZE = 16384
@@ -112,8 +115,21 @@ DEFAULT_INDEX_MEMORY = 2 << 30
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 #: The embeddings of the vector index: where their binary32 bytes are in the
-#: record's ``vecs`` (a byte offset), and their norm.
+#: record's ``vecs`` (a byte offset), and their norm; keyed by their group
+#: (tenant, model, dimensions), which an index loads in rid order, and their
+#: record, so that the table is its own index.
 _EMBEDDINGS = """CREATE TABLE IF NOT EXISTS embeddings (
+    rid INTEGER NOT NULL,
+    tenant INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    off INTEGER NOT NULL,
+    norm REAL NOT NULL,
+    PRIMARY KEY (tenant, model, dims, rid, off)
+) WITHOUT ROWID"""
+#: The embeddings table of schema version 4, with an index by record and
+#: one by group beside it.
+_EMBEDDINGS_4 = """CREATE TABLE embeddings (
     rid INTEGER NOT NULL,
     tenant INTEGER NOT NULL,
     model TEXT NOT NULL,
@@ -147,6 +163,15 @@ _CHANGES = """CREATE TABLE IF NOT EXISTS changes (
     PRIMARY KEY (tenant, pos)
 ) WITHOUT ROWID"""
 
+#: The full-text index: contentless, since the text of a record is in its
+#: document, and without the lengths of texts, which ``records.words`` holds.
+#: A text leaves it by the 'delete' command, with the text it was indexed with.
+_TEXTS = f"body, content = '', columnsize = 0, tokenize = '{TOKENIZER}'"
+
+#: The changes of a record that hold a document of their own, by record: a
+#: change without one is its record's latest, at ``records.pos``.
+_CHANGES_RID = "CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid) WHERE doc IS NOT NULL"
+
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS tenants (
@@ -176,14 +201,11 @@ CREATE TABLE IF NOT EXISTS records (
     vecs BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS records_id ON records (tenant, id);
-CREATE UNIQUE INDEX IF NOT EXISTS records_seq ON records (tenant, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS records_key ON records (tenant, ns, key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_search ON records (
     rid, status, seq, words, s_user, s_agent, s_session, s_run, s_task, s_project, ns, terms);
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = '{TOKENIZER}');
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 ({_TEXTS});
 {_EMBEDDINGS};
-CREATE INDEX IF NOT EXISTS embeddings_rid ON embeddings (rid);
-CREATE INDEX IF NOT EXISTS embeddings_group ON embeddings (tenant, model, dims);
 {_CHANGES};
 CREATE TABLE IF NOT EXISTS operations (
     tenant INTEGER NOT NULL,
@@ -323,23 +345,22 @@ class Analyzer:
 
     ``prepare`` analyses the texts of a batch at once, ahead of the write
     that stores them, for ``columns`` (and ``offsets``) to find. An analyzer
-    made with ``offsets`` false serves ``columns`` only: ``prepare`` has the
-    index's tokenizer count the terms of each text, in SQL, and keeps no
-    tokens (the SQLite store, which reads no offsets)."""
+    made with ``offsets`` false serves ``columns`` only, and keeps no tokens
+    of texts (the SQLite store, which reads no offsets): the tokenizer reads
+    whitespace as a separator, so that the tokens of a text are those of
+    its whitespace-separated chunks in turn; ``columns`` counts the terms
+    of each chunk, which the index's tokenizer finds once for each chunk it
+    has not met (``_chunk_terms``) and the analyzer remembers."""
 
-    #: The most characters of prepared texts, and query words, remembered.
+    #: The most characters of prepared texts, query words, and chunks, remembered.
     _MEMO_CHARS = 1 << 23
     _MEMO_WORDS = 8192
+    _MEMO_CHUNKS = 1 << 17
     _BATCH = 1000
-    #: The ``columns`` of each text of the scratch table: the number of its
-    #: tokens, and its terms with their counts between tabs, in the order
-    #: of their code points (that of the UTF-8 bytes SQLite compares).
-    _COLUMNS = ("SELECT doc, sum(n), group_concat(term || ':' || n, char(9){order}) FROM ("
-                "SELECT doc, term, count(*) AS n FROM scratch_tokens GROUP BY doc, term ORDER BY doc, term) "
-                "GROUP BY doc").format(
-        # Before 3.44 an aggregate takes no ORDER BY, and reads the ordered
-        # subquery in its order.
-        order=" ORDER BY term" if sqlite3.sqlite_version_info >= (3, 44, 0) else "")
+    #: The longest chunk of ASCII digits taken as its own term without the
+    #: tokenizer: a run of digits is one token, which neither folding nor
+    #: the Porter stemmer (whose rules end in letters) changes.
+    _DIGITS = 64
 
     def __init__(self, *, offsets: bool = True) -> None:
         #: Whether ``prepare`` keeps the tokens of texts, for ``offsets``.
@@ -355,6 +376,8 @@ class Analyzer:
         self._columns: dict[str, tuple[int, str | None]] = {}
         self._texts_chars = 0
         self._words: dict[str, tuple[str, ...]] = {}
+        #: The terms of the tokens of chunks of text without whitespace, in order.
+        self._chunks: dict[str, tuple[str, ...]] = {}
 
     def _terms(self, texts: list[str]) -> list[str]:
         """The terms of the tokens of each text, in order, between tabs (a
@@ -382,11 +405,47 @@ class Analyzer:
             finally:
                 conn.execute("COMMIT")
 
+    def _chunk_terms(self, chunks: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The terms of the tokens of each chunk (text without whitespace),
+        in order: remembered, or found by the tokenizer, all at once."""
+        memo = self._chunks
+        found: dict[str, tuple[str, ...]] = {}
+        todo: list[str] = []
+        digits = self._DIGITS
+        for chunk in set(chunks):
+            terms = memo.get(chunk)
+            if terms is not None:
+                found[chunk] = terms
+            elif len(chunk) <= digits and chunk.isdigit() and chunk.isascii():
+                found[chunk] = (chunk,)
+            else:
+                found[chunk] = ()
+                todo.append(chunk)
+        if todo:
+            analysed = [tuple(t for t in tokens.split("\t") if t) for tokens in self._terms(todo)]
+            with self._memo_lock:
+                if len(memo) + len(todo) > self._MEMO_CHUNKS:
+                    memo.clear()
+                for chunk, terms in zip(todo, analysed, strict=True):
+                    found[chunk] = memo[chunk] = terms
+        return found
+
     def _columns_of(self, texts: list[str]) -> list[tuple[int, str | None]]:
-        """``columns`` of each text, counted by SQLite."""
-        out: list[tuple[int, str | None]] = [(0, None)] * len(texts)
-        for doc, words, terms in self._scratch(texts, self._COLUMNS):
-            out[doc - 1] = (words, f"\t{terms}\t")
+        """``columns`` of each text, from the terms of its chunks."""
+        split = [text.split() for text in texts]
+        terms_of = self._chunk_terms(chain.from_iterable(split))
+        out: list[tuple[int, str | None]] = []
+        for chunks in split:
+            terms = [term for chunk in chunks for term in terms_of[chunk]]
+            if not terms:
+                out.append((0, None))
+                continue
+            distinct = sorted(set(terms))
+            if len(distinct) == len(terms):
+                out.append((len(terms), "\t" + ":1\t".join(distinct) + ":1\t"))
+            else:
+                counts = Counter(terms)
+                out.append((len(terms), "".join([f"\t{t}:{counts[t]}" for t in distinct]) + "\t"))
         return out
 
     def _tokens(self, text: str) -> tuple[str, ...]:
@@ -513,8 +572,9 @@ def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
     """The columns of ``records`` from kind to r_caller, of a document."""
     scope = doc.get("scope", {})
     routing = doc.get("routing", {})
+    namespace = scope.get("namespace")
     return (
-        doc["kind"], r.status(doc), doc.get("key") or None, r.namespace_key(scope.get("namespace")),
+        doc["kind"], r.status(doc), doc.get("key") or None, r.namespace_key(namespace) if namespace else "[]",
         scope.get("user", ""), scope.get("agent", ""), scope.get("session", ""),
         scope.get("run", ""), scope.get("task", ""), scope.get("project", ""),
         routing.get("agent", ""), routing.get("caller_agent", ""),
@@ -582,24 +642,28 @@ class _Reads:
 
     def records(self, tenant: int, selection: Selection, *, after: int | None = None,
                 descending: bool = False, limit: int | None = None) -> Iterator[Row]:
+        # A tenant's rids are in sequence order.
         where, params = _where(selection)
+        lo, hi = rid_range(tenant)
         if after is not None:
-            where += " AND seq < ?" if descending else " AND seq > ?"
-            params.append(after)
-        sql = f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ?{where} ORDER BY seq"
+            if descending:
+                hi = min(hi, rid_of(tenant, after) - 1)
+            else:
+                lo = max(lo, rid_of(tenant, after) + 1)
+        sql = f"SELECT {ROW_COLUMNS} FROM records WHERE rid BETWEEN ? AND ?{where} ORDER BY rid"
         if descending:
             sql += " DESC"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return (row_of(x) for x in self.conn.execute(sql, (tenant, *params)))
+        return (row_of(x) for x in self.conn.execute(sql, (lo, hi, *params)))
 
     def sequences(self, tenant: int, selection: Selection,
                   rids: Iterable[int] | None = None) -> dict[int, int]:
         where, params = _where(selection)
         if rids is None:
-            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE tenant = ?{where}",
-                                          (tenant, *params)).fetchall())
+            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE rid BETWEEN ? AND ?{where}",
+                                          (*rid_range(tenant), *params)).fetchall())
         out: dict[int, int] = {}
         for chunk in _chunks(rids):
             marks = ",".join("?" * len(chunk))
@@ -791,7 +855,7 @@ class Store(StoreState):
                              f"{', '.join(sorted(_MIGRATIONS))}")
         while version != SCHEMA_VERSION:
             version = self._migrate(version)
-        self._writer.execute("CREATE INDEX IF NOT EXISTS changes_rid ON changes (rid)")
+        self._writer.execute(_CHANGES_RID)
         self.secret: bytes = self._writer.execute(
             "SELECT value FROM meta WHERE key = 'secret'").fetchone()[0]
         for num, name, pos, pruned in self._writer.execute(
@@ -867,7 +931,7 @@ class Store(StoreState):
         conn.execute("DROP INDEX embeddings_rid")
         conn.execute("DROP INDEX embeddings_group")
         conn.execute("DROP TABLE embeddings")
-        conn.execute(_EMBEDDINGS)
+        conn.execute(_EMBEDDINGS_4)
         conn.execute("CREATE INDEX embeddings_rid ON embeddings (rid)")
         conn.execute("CREATE INDEX embeddings_group ON embeddings (tenant, model, dims)")
         for rid, tenant, data in conn.execute("SELECT rid, tenant, doc FROM records").fetchall():
@@ -881,6 +945,30 @@ class Store(StoreState):
                      "WHERE r.rid = changes.rid AND r.pos = changes.pos AND r.doc = changes.doc "
                      "AND r.vecs IS changes.vecs)")
         return "4"
+
+    def _migrate_from_4(self, conn: sqlite3.Connection) -> str:
+        """Version 4 kept an index of records by tenant and sequence, which
+        the order of rids is already; the embeddings table with an index by
+        record and one by group: it is keyed by group and record now, which
+        serves both; an index of every change by record, of which only the
+        changes that hold a document of their own need one
+        (``_CHANGES_RID``); and in the full-text index a copy of each text
+        and its length: it is contentless now (``_TEXTS``)."""
+        conn.execute("DROP INDEX IF EXISTS records_seq")
+        conn.execute("ALTER TABLE embeddings RENAME TO embeddings_4")
+        conn.execute("DROP INDEX IF EXISTS embeddings_rid")
+        conn.execute("DROP INDEX IF EXISTS embeddings_group")
+        conn.execute(_EMBEDDINGS)
+        conn.execute("INSERT INTO embeddings (rid, tenant, model, dims, off, norm) "
+                     "SELECT rid, tenant, model, dims, off, norm FROM embeddings_4")
+        conn.execute("DROP TABLE embeddings_4")
+        conn.execute("DROP INDEX IF EXISTS changes_rid")
+        conn.execute(_CHANGES_RID)
+        conn.execute(f"CREATE VIRTUAL TABLE texts_5 USING fts5 ({_TEXTS})")
+        conn.execute("INSERT INTO texts_5 (rowid, body) SELECT rowid, body FROM texts")
+        conn.execute("DROP TABLE texts")
+        conn.execute("ALTER TABLE texts_5 RENAME TO texts")
+        return "5"
 
     def _own(self, path: str) -> int:
         """Hold the store file for this object's life, or refuse to open it:
@@ -1111,6 +1199,7 @@ _MIGRATIONS: dict[str, Callable[[Store, sqlite3.Connection], str]] = {
     "1": Store._migrate_from_1,
     "2": Store._migrate_from_2,
     "3": Store._migrate_from_3,
+    "4": Store._migrate_from_4,
 }
 
 
@@ -1282,25 +1371,40 @@ class WriteTx(_Reads, WriteState):
         """Remove a record and everything derived from it."""
         self._keep_change(row.rid)
         self.conn.execute("DELETE FROM records WHERE rid = ?", (row.rid,))
-        if r.text_of(row.doc):
-            self.conn.execute("DELETE FROM texts WHERE rowid = ?", (row.rid,))
-        self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (row.rid,))
+        text = r.text_of(row.doc)
+        if text:
+            self._drop_text(row.rid, text)
+        self._drop_embeddings(t, row.rid, row.doc)
         self.touched[row.rid] = (t.num, None, row.seq, None)
         self.removed[(t.num, row.id)] = row.rid
         self.known[(t.num, row.id)] = None
 
+    def _drop_text(self, rid: int, text: str) -> None:
+        """Remove a record's text, as it was indexed, from the full-text index."""
+        self.conn.execute("INSERT INTO texts (texts, rowid, body) VALUES ('delete', ?, ?)", (rid, text))
+
+    def _drop_embeddings(self, t: TenantState, rid: int, doc: Mapping[str, Any]) -> None:
+        """Remove the rows of ``embeddings`` of a record as ``doc`` left
+        them: those of each group it has embeddings in."""
+        self.conn.executemany("DELETE FROM embeddings WHERE tenant = ? AND model = ? AND dims = ? AND rid = ?",
+                              [(t.num, model, dims, rid) for model, dims in
+                               dict.fromkeys((m, d) for m, d, _ in r.embedding_values(doc))])
+
     def _keep_change(self, rid: int) -> None:
         """The record of a rid is about to change or go: its latest change,
-        which reads the record's document, gets a copy of its own."""
+        which reads the record's document, gets a copy of its own. That
+        change is at the record's ``pos``; after this every change of the
+        record holds its document, and ``changes_rid`` finds them."""
         self.conn.execute(
             "UPDATE changes SET (doc, vecs) = (SELECT doc, vecs FROM records WHERE rid = ?) "
-            "WHERE rid = ? AND doc IS NULL", (rid, rid))
+            "WHERE tenant = ? AND pos = (SELECT pos FROM records WHERE rid = ?) AND doc IS NULL",
+            (rid, rid >> SEQUENCE_BITS, rid))
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any], old_text: str, new_text: str) -> None:
         if old_text != new_text:
             if old_text:
-                self.conn.execute("DELETE FROM texts WHERE rowid = ?", (rid,))
+                self._drop_text(rid, old_text)
             if new_text and old is None:
                 self._queued_texts.append((rid, new_text))  # with the record, queued
             elif new_text:
@@ -1309,8 +1413,8 @@ class WriteTx(_Reads, WriteState):
         new_emb = new.get("embeddings")
         indexed: list[Any] | None = None
         if old is None or old_emb != new_emb:
-            if old_emb:
-                self.conn.execute("DELETE FROM embeddings WHERE rid = ?", (rid,))
+            if old is not None and old_emb:
+                self._drop_embeddings(t, rid, old)
             rows = embedding_rows(new)
             if rows and old is None:
                 self._queued_embeddings.extend((rid, t.num, model, dims, off, norm)
@@ -1354,7 +1458,8 @@ class WriteTx(_Reads, WriteState):
         if rid is None:
             return
         for pos, data, vecs in self.conn.execute(
-                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND pos < ?", (rid, before)).fetchall():
+                "SELECT pos, doc, vecs FROM changes WHERE rid = ? AND doc IS NOT NULL AND pos < ?",
+                (rid, before)).fetchall():
             old = r.unpack_split(data, vecs)
             minimal = r.minimal_tombstone(old, int(old.get("revision", 1)), when)
             self.conn.execute("UPDATE changes SET doc = ?, vecs = ? WHERE tenant = ? AND pos = ?",
@@ -1378,7 +1483,8 @@ class WriteTx(_Reads, WriteState):
         for start in range(0, len(rows), 500):
             chunk = rows[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            changes += self.conn.execute(f"DELETE FROM changes WHERE rid IN ({marks})",
+            # every change of a removed record holds its document (_keep_change)
+            changes += self.conn.execute(f"DELETE FROM changes WHERE rid IN ({marks}) AND doc IS NOT NULL",
                                          [row.rid for row in chunk]).rowcount
             self.conn.execute(f"DELETE FROM reviews WHERE tenant = ? AND record_id IN ({marks})",
                               (t.num, *(row.id for row in chunk)))

@@ -117,12 +117,15 @@ def embedding_rows(doc: Mapping[str, Any]) -> list[tuple[str, int, int, bytes, f
     """``indexed_embeddings`` with where the bytes of each are among those
     of all the document's embeddings (``records.pack_split``): (model,
     dimensions, byte offset, binary32 bytes, norm). The norm is the one
-    ``vectors.raw_of`` gives, computed from the bytes (``vectors.norm_of``)."""
+    ``vectors.raw_of`` gives, computed from the bytes (``vectors.norm_of``)
+    unless the values are a ``records.Vector`` measured already."""
     out = []
     off = 0
     for model, dims, values in r.embedding_values(doc):
         raw = r.raw_values(values)
-        norm = vectors.norm_of(raw)
+        norm = getattr(values, "norm", None)
+        if norm is None:
+            norm = vectors.norm_of(raw)
         if norm > 0.0:
             out.append((model, dims, off, raw, norm))
         off += len(raw)

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from memorywire.service.budget import Budget
 
 __all__ = ["ANN_THRESHOLD", "Indexes", "STATUS_CODES", "VectorRanking", "VectorRow", "ann_library", "cosine",
-           "error_bound", "norm_of", "raw_of"]
+           "error_bound", "norm_of", "norms_of", "raw_of"]
 
 #: Rows of one block: the unit of a matrix-vector product and of growth.
 BLOCK = 8192
@@ -131,6 +131,26 @@ def norm_of(raw: bytes) -> float:
         return math.sqrt(float(np.add.accumulate(x)[-1]))
     widened = x.tolist()
     return math.sqrt(sum(map(operator.mul, widened, widened)))
+
+
+def norms_of(raws: Sequence[bytes]) -> list[float]:
+    """``norm_of`` of each vector of little-endian binary32 bytes, those of
+    one length computed together where numpy adds their squares as
+    ``norm_of`` does (one after the other, in binary64, row by row)."""
+    if not _SEQUENTIAL_SUM or len(raws) < 2:
+        return [norm_of(raw) for raw in raws]
+    out = [0.0] * len(raws)
+    by_length: dict[int, list[int]] = {}
+    for i, raw in enumerate(raws):
+        if raw:
+            by_length.setdefault(len(raw), []).append(i)
+    for length, rows in by_length.items():
+        x = np.frombuffer(b"".join([raws[i] for i in rows]), dtype=_F32).reshape(len(rows), length // 4)
+        x = x.astype(np.float64)
+        x *= x
+        for i, total in zip(rows, np.add.accumulate(x, axis=1)[:, -1].tolist(), strict=True):
+            out[i] = math.sqrt(total)
+    return out
 
 
 def raw_of(values: list[float]) -> tuple[bytes, float]:

@@ -182,7 +182,11 @@ class Base:
     def check_representable(unknown: Iterable[str], record_prefixes: Iterable[str]) -> None:
         """A record holding content of a newer minor version cannot be stored
         here: the store keeps records in their JSON form and cannot name the
-        unknown content (versioning.md section 3.5)."""
+        unknown content (versioning.md section 3.5). The prefixes are read
+        only when there is unknown content."""
+        unknown = tuple(unknown)
+        if not unknown:
+            return
         prefixes = tuple(record_prefixes)
         for pointer in unknown:
             if prefixes and pointer.startswith(prefixes):
@@ -315,7 +319,7 @@ class Base:
             doc["lifecycle"] = life
         self._set_hash(doc, old)
         doc = r.recanonical(doc)
-        if r.dumps(doc) == r.dumps(old):
+        if r.same(doc, old):
             return None
         # A replacement, not an equal write.
         if not written_updated:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memorywire.service import records as r
+from memorywire.service import vectors
 from memorywire.service.context import Call
 from memorywire.service.errors import ServiceError, error
 from memorywire.service.operations.common import Base, collector_paused
@@ -23,15 +24,20 @@ class Put(Base):
     def _put(self, call: Call, req: Mapping[str, Any], unknown: Iterable[str]) -> bytes:
         assert call.tenant is not None
         items = req["items"]
-        self.check_representable(unknown, [f"/items/{i}/record" for i in range(len(items))])
+        self.check_representable(unknown, (f"/items/{i}/record" for i in range(len(items))))
         self.check_tenant(call.tenant, req, ((f"/items/{i}/record", it["record"])
                                              for i, it in enumerate(items)))
         atomic = bool(req.get("atomic"))
         staged = bool(req.get("require_approval"))
-        # Each record in its canonical form once, its embedding values with
-        # their binary32 bytes: the digest, the store and the vector index
-        # read those. The canonical request has the same digest.
+        # Each record in its canonical form once, its embedding values as
+        # their binary32 bytes (records.Vector): the digest, the store and
+        # the vector index read those, and no value becomes a Python float.
+        # Their norms are measured together.
         records = [r.canonical_record(it["record"]) for it in items]
+        measured = [e["values"] for rec in records for e in rec.get("embeddings", ())
+                    if type(e.get("values")) is r.Vector]
+        for values, norm in zip(measured, vectors.norms_of([v.raw for v in measured]), strict=True):
+            values.norm = norm
         digest = self.items_digest("Put", req, records)
         self.store.analyzer.prepare(r.text_of(rec) for rec in records)
 
@@ -51,7 +57,7 @@ class Put(Base):
             return self.envelope(req, results=results)
 
         return self.mutate("Put", call, req, perform, digest, lambda: self.digest("Put", {**req, "items": [
-            {**it, "record": rec} for it, rec in zip(items, records, strict=True)]}))
+            {**it, "record": r.canonical(it["record"])} for it in items]}))
 
     def _put_item(self, tx: Transaction, t: TenantState, req: Mapping[str, Any], i: int,
                   item: Mapping[str, Any], rec: dict[str, Any], staged: bool, now: str) -> dict[str, Any]:
