@@ -1128,3 +1128,19 @@ def test_depth_does_not_count_timestamps_bytes_or_map_entries(encoding: str) -> 
     doc = {"specversion": "1.0", "id": "r1", "kind": "fact", "created_at": "2024-01-01T00:00:00Z",
            "encrypted": {"algorithm": "A", "ciphertext": "AAAA"}, "metadata": {"a": 1, "b": "s"}}
     assert decode(encoding, MODULES[encoding].encode(doc), limits=Limits(max_depth=2)) == doc
+
+
+def test_protobuf_vectors_are_read_with_their_binary32_bytes() -> None:
+    """A float32 vector read from Protobuf, packed or not, holds the values of
+    its bytes and keeps the bytes, which writers and the service reuse."""
+    values = [1.5, -0.0, 3.0e-39, -2.0]  # a negative zero and a binary32 subnormal
+    raw = struct.pack("<4f", *values)
+    base = mw_protobuf.encode(fact())
+    head = S.pb_len(1, b"m") + S.pb_tag(2, 0) + b"\x04"
+    unpacked = b"".join(S.pb_tag(3, 5) + raw[i:i + 4] for i in range(0, 16, 4))
+    for embedding in (head + S.pb_len(3, raw), head + unpacked):
+        read = mw_protobuf.decode(base + S.pb_len(25, embedding))["embeddings"][0]["values"]
+        assert read.raw == raw
+        assert [struct.pack("<f", x) for x in read] == [raw[i:i + 4] for i in range(0, 16, 4)]
+        assert all(type(x) is float for x in read)
+        assert mw_protobuf.encode(mw_protobuf.decode(base + S.pb_len(25, embedding))).endswith(S.pb_len(3, raw))

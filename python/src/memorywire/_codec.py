@@ -88,7 +88,7 @@ def _vector(v: Any) -> list[float]:
     a.frombytes(v)
     if not _LITTLE:
         a.byteswap()
-    values = Float32Values(a.tolist())
+    values = Float32Values(a)
     if not vector_finite(v if _LITTLE else a.tobytes()):
         for i, x in enumerate(values):
             if x - x != 0:
@@ -111,6 +111,46 @@ def vector_finite(raw: bytes) -> bool:
 
 
 # -- Protobuf form -> JSON form ----------------------------------------------
+
+
+def _packed(msg: Message, number: int, values: Any) -> bytes:
+    """The little-endian binary32 bytes of a repeated float field of a parsed
+    message. upb gives no view of them, and reading the values one Python
+    float at a time costs more than writing the message again and finding
+    the field (upb writes a repeated float packed, as one field)."""
+    data = msg.SerializeToString()
+    pos, end = 0, len(data)
+    while pos < end:
+        key, pos = _varint(data, pos)
+        wire = key & 7
+        if wire == 2:
+            size, pos = _varint(data, pos)
+            if key >> 3 == number:
+                return data[pos:pos + size]  # the wire's binary32 are little-endian
+            pos += size
+        elif wire == 0:
+            pos = _varint(data, pos)[1]
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            break  # not upb's writing: read the values themselves
+    a = array("f", values)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tobytes()
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, pos
+        shift += 7
 
 
 def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:
@@ -136,6 +176,8 @@ def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:
                     out[key] = [_at(i, _proto_timestamp, x) for i, x in enumerate(v)]
                 elif k == m.BYTES:
                     out[key] = [base64.b64encode(x).decode("ascii") for x in v]
+                elif k == m.FLOAT32:
+                    out[key] = _vector(_packed(msg, fd.number, v))
                 else:
                     out[key] = list(v)
             elif k == m.MESSAGE:
