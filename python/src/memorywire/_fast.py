@@ -340,7 +340,8 @@ def _record(d: dict[str, Any]) -> bool:
     lifecycle = d.get("lifecycle")
     if lifecycle is not None and lifecycle.get("status") == "deleted":
         return False
-    return d["kind"] in d
+    kind = d.get("kind")
+    return kind is not None and kind in d
 
 
 def _media(d: dict[str, Any]) -> bool:

@@ -204,7 +204,7 @@ msgpack_scan(PyObject *self, PyObject *arg)
                     nanos = big_endian(d, 4) >> 2;
                 else if (len == 12)
                     nanos = big_endian(d, 4);
-                if (nanos % 1000 != 0) {
+                if (nanos % 1000 != 0 || nanos >= 1000000000) {
                     ok = 0;
                     break;
                 }
