@@ -17,11 +17,12 @@ import sys
 from typing import Any
 
 import msgpack
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memorywire import _fast, _speedups
+from memorywire import _fast, _speedups, _timestamp
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -202,3 +203,16 @@ def test_without_the_extension_the_codec_takes_the_walkers() -> None:
     done = subprocess.run([sys.executable, "-c", script], input=text + b"\n" + packed.hex().encode(),
                           capture_output=True, check=True)
     assert json.loads(done.stdout) == [doc, doc]
+
+
+@FUZZ
+@given(seconds=st.integers(_timestamp.MIN_SECONDS, _timestamp.MAX_SECONDS), micros=st.integers(0, 999_999),
+       whole=st.sampled_from([1, 1000, 1_000_000]))
+def test_tree_counts_spell_datetimes_as_the_walkers(seconds: int, micros: int, whole: int) -> None:
+    """With texts, the datetimes msgspec reads from timestamp extensions
+    become the spelling the walkers give the same extension."""
+    micros -= micros % whole
+    stamp = msgpack.packb({"a": msgpack.Timestamp(seconds, micros * 1000), "b": [msgpack.Timestamp(seconds, 0)]})
+    tree = msgspec.msgpack.decode(stamp)
+    assert _speedups.tree_counts(tree, True) == (2, 2)
+    assert tree == {"a": _timestamp.format(seconds, micros * 1000), "b": [_timestamp.format(seconds, 0)]}

@@ -144,6 +144,7 @@ class _Builder:
         required: set[str] = set()
         lines: list[str] = []
         fixes: list[str] = []  # run after the tests, which read the values as decoded
+        checked: set[str] = set()  # the members the lines test
         for f in info.ordered:
             if f.name == "specversion" and (top or info.name == "MemoryRecord"):
                 # A document's own is this reader's version (other versions take
@@ -156,9 +157,17 @@ class _Builder:
                 else:
                     fields[f.name] = Literal[""]
                 continue
+            before = len(lines)
             fields[f.name] = self._field_type(f, depth, lines, fixes)
+            if len(lines) > before:
+                checked.add(f.name)
             if f.required:
                 required.add(f.name)
+        if len(checked) > 1:
+            # One test in C spares those of a message that holds none of them.
+            name = f"MEMBERS_{info.name}_{self.form}_{depth}"
+            self.constants[name] = frozenset(checked)
+            lines[:] = [f"if not {name}.isdisjoint(d):", *(f"    {line}" for line in lines)]
         for oneof, members in info.oneofs.items():
             # How many members are present: one count in C over the keys.
             name = f"ONEOF_{info.name}_{oneof}"
@@ -186,7 +195,7 @@ class _Builder:
             return None
         scope: dict[str, Any] = {
             "value_ok": _speedups.value_ok if _speedups else None, "vector_finite": vector_finite,
-            "vector": _codec._vector, "text": _timestamp_text, "b64": _base64_text,
+            "vector": _codec._vector, "b64": _base64_text,
             "MAX_DEPTH": self.max_depth, "MAX_ITEMS": self.max_items, "MAX_CHARS": self.max_chars,
             "SPECIAL_MemoryRecord": _record, "SPECIAL_MediaPart": _media, "SPECIAL_ToolResult": _tool_result,
             "SPECIAL_Embedding": self._embedding_test(), "SPECIAL_Procedure": _procedure, **self.constants,
@@ -304,9 +313,8 @@ class _Builder:
         if k == m.TIMESTAMP:
             if self.form == "msgpack":
                 # A timestamp extension in range (msgspec also reads a string
-                # here: the count of datetimes sends that to the walkers),
-                # given its canonical spelling.
-                self._convert(key, "text", item, fixes)
+                # here: the count of datetimes sends that to the walkers); the
+                # count gives it its canonical spelling.
                 return datetime.datetime
             return Annotated[str, Meta(pattern=_TIMESTAMP)]
         if k == m.BYTES:
@@ -360,13 +368,6 @@ def _procedure(d: dict[str, Any]) -> bool:
         if value and value not in states:
             return False
     return True
-
-
-def _timestamp_text(value: datetime.datetime) -> str:
-    """The canonical spelling of a timestamp msgspec read (whole
-    microseconds): a fraction of whole milliseconds in 3 digits, not 6."""
-    text: str = msgspec.to_builtins(value)
-    return text[:23] + "Z" if len(text) == 27 and text.endswith("000Z") else text
 
 
 def _base64_text(value: bytes) -> str:

@@ -270,8 +270,30 @@ msgpack_scan(PyObject *self, PyObject *arg)
 
 static PyObject *datetime_type;
 
+/* The canonical spelling of a UTC datetime of the msgpack decoder (whole
+ * microseconds), as memorywire._timestamp.format spells its instant: no
+ * fraction when it is zero, else 3 or 6 digits. */
+static PyObject *
+timestamp_text(PyObject *dt)
+{
+    char text[40];
+    const int us = PyDateTime_DATE_GET_MICROSECOND(dt);
+    int n = snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", PyDateTime_GET_YEAR(dt),
+                     PyDateTime_GET_MONTH(dt), PyDateTime_GET_DAY(dt), PyDateTime_DATE_GET_HOUR(dt),
+                     PyDateTime_DATE_GET_MINUTE(dt), PyDateTime_DATE_GET_SECOND(dt));
+    if (us == 0)
+        n += snprintf(text + n, sizeof text - n, "Z");
+    else if (us % 1000 == 0)
+        n += snprintf(text + n, sizeof text - n, ".%03dZ", us / 1000);
+    else
+        n += snprintf(text + n, sizeof text - n, ".%06dZ", us);
+    return PyUnicode_FromStringAndSize(text, n);
+}
+
+/* Count the members and datetimes of a tree; with texts, replace each
+ * datetime by its canonical spelling. */
 static int
-count_tree(PyObject *v, long long *members, long long *datetimes)
+count_tree(PyObject *v, long long *members, long long *datetimes, int texts)
 {
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyDict_Type) {
@@ -281,7 +303,20 @@ count_tree(PyObject *v, long long *members, long long *datetimes)
         PyObject *key, *value;
         *members += PyDict_GET_SIZE(v);
         while (PyDict_Next(v, &pos, &key, &value)) {
-            if (count_tree(value, members, datetimes) < 0) {
+            if ((PyObject *)Py_TYPE(value) == datetime_type) {
+                (*datetimes)++;
+                if (texts) {
+                    PyObject *text = timestamp_text(value);
+                    /* A new value of a present key: the iteration goes on. */
+                    if (text == NULL || PyDict_SetItem(v, key, text) < 0) {
+                        Py_XDECREF(text);
+                        Py_LeaveRecursiveCall();
+                        return -1;
+                    }
+                    Py_DECREF(text);
+                }
+            }
+            else if (count_tree(value, members, datetimes, texts) < 0) {
                 Py_LeaveRecursiveCall();
                 return -1;
             }
@@ -292,7 +327,20 @@ count_tree(PyObject *v, long long *members, long long *datetimes)
         if (Py_EnterRecursiveCall(" in tree_counts"))
             return -1;
         for (Py_ssize_t k = 0; k < PyList_GET_SIZE(v); k++) {
-            if (count_tree(PyList_GET_ITEM(v, k), members, datetimes) < 0) {
+            PyObject *item = PyList_GET_ITEM(v, k);
+            if ((PyObject *)Py_TYPE(item) == datetime_type) {
+                (*datetimes)++;
+                if (texts) {
+                    PyObject *text = timestamp_text(item);
+                    if (text == NULL) {
+                        Py_LeaveRecursiveCall();
+                        return -1;
+                    }
+                    PyList_SET_ITEM(v, k, text);
+                    Py_DECREF(item);
+                }
+            }
+            else if (count_tree(item, members, datetimes, texts) < 0) {
                 Py_LeaveRecursiveCall();
                 return -1;
             }
@@ -305,13 +353,21 @@ count_tree(PyObject *v, long long *members, long long *datetimes)
     return 0;
 }
 
-/* tree_counts(tree) -> (members, datetimes): the members of every dict in a
- * tree of dicts and lists, and the datetimes in it. */
+/* tree_counts(tree, texts=False) -> (members, datetimes): the members of
+ * every dict in a tree of dicts and lists, and the datetimes in it; with
+ * texts, each datetime in a dict or list becomes its canonical spelling. */
 static PyObject *
-tree_counts(PyObject *self, PyObject *arg)
+tree_counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "tree_counts takes 1 or 2 arguments");
+        return NULL;
+    }
+    int texts = 0;
+    if (nargs == 2 && (texts = PyObject_IsTrue(args[1])) < 0)
+        return NULL;
     long long members = 0, datetimes = 0;
-    if (count_tree(arg, &members, &datetimes) < 0)
+    if (count_tree(args[0], &members, &datetimes, texts) < 0)
         return NULL;
     return Py_BuildValue("(LL)", members, datetimes);
 }
@@ -394,7 +450,8 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text, or -1 when unsure."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
-    {"tree_counts", tree_counts, METH_O, "The members of the dicts of a tree, and its datetimes."},
+    {"tree_counts", (PyCFunction)(void (*)(void))tree_counts, METH_FASTCALL,
+     "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},
     {"value_ok", (PyCFunction)(void (*)(void))value_ok, METH_FASTCALL, "Whether a Value is within the rules."},
     {NULL, NULL, 0, NULL},
 };

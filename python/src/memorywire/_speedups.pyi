@@ -12,8 +12,10 @@ def msgpack_scan(data: bytes, /) -> tuple[int, int] | None:
     key that is not a string, another extension, or a timestamp that is not
     whole microseconds."""
 
-def tree_counts(tree: Any, /) -> tuple[int, int]:
-    """The members of every dict of a tree of dicts and lists, and its datetimes."""
+def tree_counts(tree: Any, texts: bool = False, /) -> tuple[int, int]:
+    """The members of every dict of a tree of dicts and lists, and its
+    datetimes; with texts, each datetime in a dict or list becomes its
+    canonical spelling (whole microseconds: no fraction, 3 or 6 digits)."""
 
 def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int, /) -> bool:
     """Whether a Value at the given depth is certainly within the rules: JSON

@@ -44,10 +44,13 @@ class Decoder:
             return None
         try:
             doc = fast.decode(data)
+            if fast.check is not None and not fast.check(doc):
+                return None
             # The decoder keeps the last of repeated keys and passes over
             # unknown ones, which leaves fewer entries than the bytes hold; it
-            # also reads a timestamp from a string, which leaves more datetimes.
-            if _fast.tree_counts(doc) != scanned or (fast.check is not None and not fast.check(doc)):
+            # also reads a timestamp from a string, which leaves more
+            # datetimes. The count spells each datetime as the walkers do.
+            if _fast.tree_counts(doc, True) != scanned:
                 return None
         except _FAST_ERRORS:
             return None
