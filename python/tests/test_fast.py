@@ -115,6 +115,13 @@ CASES = [
     _text({**BASE, "embeddings": [{"values": [0.5, 1e39]}]}),
     _text({**BASE, "tags": ["x@"]}).replace(b"x@", b"x\\ud800"),
     _text({**BASE, "tags": ['a\\']}),
+    # Control characters in an identifier, escaped, raw (DEL) or beside a
+    # string that may hold them.
+    _text({**BASE, "id": "r\x01"}),
+    _text({**BASE, "id": "r\x7f"}),
+    _text({**BASE, "id": "r\n"}),
+    _text({**BASE, "id": "r\x7f", "tags": ["x\n"]}),
+    _text({**BASE, "id": "r\u2028", "tags": ["x\x7f"]}),
     _text({**BASE, "tags": ['a":b']}),
     # Integers, -0.0 and the token -0 in float fields: the walkers keep an
     # integer token as it is, and read -0 there as -0.0.

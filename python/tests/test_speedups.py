@@ -105,6 +105,17 @@ def _timestamps(tree: Any) -> int:
     return 0
 
 
+def _controls(tree: Any) -> bool:
+    """Whether a string of the tree, key or value, holds a control character."""
+    if type(tree) is str:
+        return any(c < " " or c == "\x7f" for c in tree)
+    if type(tree) is dict:
+        return any(_controls(k) or _controls(v) for k, v in tree.items())
+    if type(tree) is list:
+        return any(_controls(v) for v in tree)
+    return False
+
+
 _stamps = st.builds(msgpack.Timestamp, st.integers(-(2**40), 2**40), st.integers(0, 999_999).map(lambda us: us * 1000))
 _packable = st.recursive(_scalars | st.binary(max_size=5) | _stamps,
                          lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4),
@@ -115,7 +126,7 @@ _packable = st.recursive(_scalars | st.binary(max_size=5) | _stamps,
 @given(tree=_packable)
 def test_msgpack_scan_counts_entries_and_timestamps(tree: Any) -> None:
     data = msgpack.packb(tree, use_bin_type=True)
-    assert _speedups.msgpack_scan(data) == (_members(tree), _timestamps(tree))
+    assert _speedups.msgpack_scan(data) == (_members(tree), _timestamps(tree), not _controls(tree))
     # A strict prefix of one object is never a whole object.
     for end in range(len(data)):
         assert _speedups.msgpack_scan(data[:end]) is None
@@ -138,12 +149,15 @@ def _ts64(seconds: int, nanos: int) -> bytes:
     (msgpack.packb({"k": msgpack.ExtType(5, b"x")}), None),  # an extension other than a timestamp
     (b"\x81\xa1k" + _ts64(5, 1500), None),  # not whole microseconds
     (b"\x81\xa1k" + _ts64(5, 1_000_001_000), None),  # beyond a second
-    (b"\x81\xa1k" + _ts64(5, 2000), (1, 1)),
-    (b"\x81\xa1k\xd6\xff\x00\x00\x00\x05", (1, 1)),
-    (b"\x81\xa1k\xc7\x0c\xff" + struct.pack(">Iq", 3000, -5), (1, 1)),
+    (b"\x81\xa1k" + _ts64(5, 2000), (1, 1, True)),
+    (b"\x81\xa1k\xd6\xff\x00\x00\x00\x05", (1, 1, True)),
+    (b"\x81\xa1k\xc7\x0c\xff" + struct.pack(">Iq", 3000, -5), (1, 1, True)),
+    (msgpack.packb({"k": ["a\x7f"]}), (1, 0, False)),
+    (msgpack.packb({"k\n": "é"}), (1, 0, False)),
+    (msgpack.packb({"k": "é\u2028"}), (1, 0, True)),
     (b"\x81\xa1k\xc7\x08\xff" + struct.pack(">Q", 5), None),  # ext 8 of another length
     (b"\x91" * 600 + b"\xc0", None),  # deeper than the scan follows
-    (b"\x91" * 100 + b"\xc0", (0, 0)),
+    (b"\x91" * 100 + b"\xc0", (0, 0, True)),
     (b"\xdf\xff\xff\xff\xff\xa1k\xc0", None),  # more entries than bytes
     (b"\xc1", None),
     (b"\xdb\xff\xff\xff\xff", None),

@@ -25,7 +25,11 @@ key that is not a string, an extension other than a timestamp, a timestamp
 that is not whole microseconds, and a timestamp field that msgspec read
 from a string (the tree holds more datetimes than the bytes timestamps).
 Documents of a newer minor version, a calendar date beyond the 28th of
-February, or a limit other than the default's take the walkers too.
+February, or a limit other than the default's take the walkers too. Where
+the scans show that no string of a document holds a control character (in
+JSON: no escape and no DEL byte, as the parser refuses the others raw), a
+second set of types leaves out the pattern of identifiers that says just
+that, which Python's ``re`` would otherwise run on each.
 
 The document is the decoded tree itself: the values the walkers would
 return (in JSON an integer in a float field stays an integer), members in
@@ -85,6 +89,10 @@ _TIMESTAMP = (
 _BASE64_FULL = rf"^(?:{_BASE64.pattern})\Z"
 _FLOAT_MAX = 1.7976931348623157e308
 
+#: The pattern of identifiers: no control character. Where the scan of the
+#: bytes shows that no string holds one, the types leave it out.
+_NO_CONTROL = r"^[^\u0000-\u001f\u007f]+\Z"
+
 # The rules that span fields which have a conservative test here; a type
 # that can hold a message with any other goes to the walkers whole.
 _SPECIAL_TESTS = {"MemoryRecord", "MediaPart", "ToolResult", "Embedding", "Procedure"}
@@ -94,8 +102,11 @@ class FastDecoder:
     """The typed decoder of one message type in one encoding, and the check
     of the rules its types leave out (None where there is none)."""
 
-    def __init__(self, decoder: Any, check: Any) -> None:
+    def __init__(self, decoder: Any, clean: Any, check: Any) -> None:
         self.decode = decoder.decode
+        #: The decoder of a document none of whose strings holds a control
+        #: character, which need not test their absence again.
+        self.decode_clean = clean.decode
         self.check = check
 
 
@@ -103,9 +114,10 @@ class _Builder:
     """The TypedDict types of one encoding ("json" or "msgpack") under one
     set of limits, and the source of their checks."""
 
-    def __init__(self, form: str, limits: Limits) -> None:
+    def __init__(self, form: str, limits: Limits, *, clean: bool = False) -> None:
         assert msgspec is not None
         self.form = form
+        self.clean = clean
         self.limits = limits
         self.max_depth = limits.max_depth
         self.max_items = limits.max_items
@@ -279,7 +291,7 @@ class _Builder:
             pattern = None
             if f.format:
                 pattern = rf"^(?:{FORMATS[f.format]})?\Z"
-            elif f.pattern is not None:
+            elif f.pattern is not None and not (self.clean and f.pattern.pattern == _NO_CONTROL):
                 pattern = rf"^\Z|{f.pattern.pattern}"
             return Annotated[str, Meta(min_length=least, max_length=most, pattern=pattern)]
         if k == m.MESSAGE:
@@ -417,8 +429,9 @@ def decoder(form: str, type_name: str, limits: Limits) -> FastDecoder | None:
             assert msgspec is not None
             builder = _Builder(form, limits)
             root = builder.struct(info, 1, top=True)
+            clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            dec = FastDecoder(module.Decoder(root), builder.check(info))
+            dec = FastDecoder(module.Decoder(root), module.Decoder(clean), builder.check(info))
     _decoders[key] = dec
     return dec
 

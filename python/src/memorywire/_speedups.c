@@ -102,9 +102,10 @@ big_endian(const unsigned char *p, int size)
     return v;
 }
 
-/* msgpack_scan(data) -> (members, timestamps) | None: the number of map
- * entries of one MessagePack object at the start of data and the number of
- * its timestamp extensions; None when it is malformed or truncated, nests
+/* msgpack_scan(data) -> (members, timestamps, clean) | None: the number of
+ * map entries of one MessagePack object at the start of data, the number of
+ * its timestamp extensions, and whether no string (key or value) holds a
+ * control character (U+0000 to U+001F, U+007F); None when it is malformed or truncated, nests
  * beyond MSGPACK_STACK, has a map key that is not a string, an extension
  * other than a timestamp, or a timestamp of a fraction that is not whole
  * microseconds (a datetime cannot hold it). */
@@ -123,7 +124,7 @@ msgpack_scan(PyObject *self, PyObject *arg)
     int top = 0;
     Py_ssize_t i = 0;
     long long members = 0, timestamps = 0;
-    int ok = 1;
+    int ok = 1, clean = 1;
     left[0] = 1;
     is_map[0] = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -238,6 +239,15 @@ msgpack_scan(PyObject *self, PyObject *arg)
             ok = 0;
             break;
         }
+        if (string && clean) {
+            /* A control character is one byte in UTF-8, never part of another. */
+            for (const unsigned char *c = p + i, *end = p + i + skip; c < end; c++) {
+                if (*c < 0x20 || *c == 0x7f) {
+                    clean = 0;
+                    break;
+                }
+            }
+        }
         i += (Py_ssize_t)skip;
         if (container) {
             if (container == 2) {
@@ -265,7 +275,7 @@ msgpack_scan(PyObject *self, PyObject *arg)
     PyBuffer_Release(&view);
     if (!ok)
         Py_RETURN_NONE;
-    return Py_BuildValue("(LL)", members, timestamps);
+    return Py_BuildValue("(LLO)", members, timestamps, clean ? Py_True : Py_False);
 }
 
 static PyObject *datetime_type;

@@ -6,10 +6,11 @@ def json_scan(data: bytes, /) -> int:
     """The object members of a JSON text (its colons outside strings), or -1
     when it holds the integer token -0 or a member name with an escape."""
 
-def msgpack_scan(data: bytes, /) -> tuple[int, int] | None:
+def msgpack_scan(data: bytes, /) -> tuple[int, int, bool] | None:
     """The map entries and timestamp extensions of the MessagePack object at
-    the start of data, or None when it is malformed, nests too deeply, has a
-    key that is not a string, another extension, or a timestamp that is not
+    the start of data and whether none of its strings holds a control
+    character, or None when it is malformed, nests too deeply, has a key
+    that is not a string, another extension, or a timestamp that is not
     whole microseconds."""
 
 def tree_counts(tree: Any, texts: bool = False, /) -> tuple[int, int]:

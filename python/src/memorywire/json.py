@@ -206,7 +206,9 @@ class Decoder:
         if members < 0:
             return None
         try:
-            doc = fast.decode(data)
+            # A string holds a control character only through an escape (the
+            # parser refuses them raw) or as the byte DEL.
+            doc = fast.decode(data) if b"\\" in data or b"\x7f" in data else fast.decode_clean(data)
             # The decoder keeps the last of repeated members and passes over
             # unknown ones: the document then holds fewer members than the bytes.
             if _fast.tree_counts(doc)[0] != members or (fast.check is not None and not fast.check(doc)):

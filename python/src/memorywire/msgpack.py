@@ -38,19 +38,21 @@ class Decoder:
         repeated or unknown key and nothing the types cannot judge, and the
         rules the types leave out hold; else None."""
         fast = self._fast
-        # The map entries and timestamps of the bytes (None: unsure).
+        # The map entries and timestamps of the bytes, and whether no string
+        # holds a control character (None: unsure).
         scanned = _fast.msgpack_scan(data)
         if scanned is None:
             return None
+        members, timestamps, clean = scanned
         try:
-            doc = fast.decode(data)
+            doc = fast.decode_clean(data) if clean else fast.decode(data)
             if fast.check is not None and not fast.check(doc):
                 return None
             # The decoder keeps the last of repeated keys and passes over
             # unknown ones, which leaves fewer entries than the bytes hold; it
             # also reads a timestamp from a string, which leaves more
             # datetimes. The count spells each datetime as the walkers do.
-            if _fast.tree_counts(doc, True) != scanned:
+            if _fast.tree_counts(doc, True) != (members, timestamps):
                 return None
         except _FAST_ERRORS:
             return None
