@@ -14,10 +14,12 @@
 #include <stdint.h>
 #include <string.h>
 
-/* json_scan(data) -> int: the number of object members of a JSON text (its
- * colons outside strings), or -1 when the text holds the integer token -0
- * (the walkers read it as -0.0 in a float field) or a member name with an
- * escape (decoded names could repeat unseen). */
+/* json_scan(data) -> (members, clean) | None: the number of object members
+ * of a JSON text (its colons outside strings) and whether it holds neither
+ * an escape nor the byte DEL (then no string holds a control character: a
+ * parser refuses the others raw); None when the text holds the integer
+ * token -0 (the walkers read it as -0.0 in a float field) or a member name
+ * with an escape (decoded names could repeat unseen). */
 static PyObject *
 json_scan(PyObject *self, PyObject *arg)
 {
@@ -29,7 +31,7 @@ json_scan(PyObject *self, PyObject *arg)
     Py_ssize_t i = 0;
     long long members = 0;
     int escaped_name = 0; /* whether the last string held a backslash */
-    int unsure = 0;
+    int unsure = 0, escapes = 0, clean = 0;
     Py_BEGIN_ALLOW_THREADS
     while (i < n) {
         const unsigned char c = p[i];
@@ -60,6 +62,7 @@ json_scan(PyObject *self, PyObject *arg)
             }
             i = s - p;
             escaped_name = backslash;
+            escapes |= backslash;
             continue;
         }
         if (c == ':') {
@@ -85,9 +88,12 @@ json_scan(PyObject *self, PyObject *arg)
         }
         i++;
     }
+    clean = !escapes && memchr(p, 0x7f, (size_t)n) == NULL;
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
-    return PyLong_FromLongLong(unsure ? -1 : members);
+    if (unsure)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(LO)", members, clean ? Py_True : Py_False);
 }
 
 /* The deepest nesting msgpack_scan follows; deeper documents are unsure. */
@@ -458,7 +464,7 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef methods[] = {
-    {"json_scan", json_scan, METH_O, "The object members of a JSON text, or -1 when unsure."},
+    {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
     {"tree_counts", (PyCFunction)(void (*)(void))tree_counts, METH_FASTCALL,
      "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},

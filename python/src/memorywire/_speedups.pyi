@@ -2,9 +2,10 @@
 
 from typing import Any
 
-def json_scan(data: bytes, /) -> int:
-    """The object members of a JSON text (its colons outside strings), or -1
-    when it holds the integer token -0 or a member name with an escape."""
+def json_scan(data: bytes, /) -> tuple[int, bool] | None:
+    """The object members of a JSON text (its colons outside strings) and
+    whether it holds neither an escape nor the byte DEL, or None when it
+    holds the integer token -0 or a member name with an escape."""
 
 def msgpack_scan(data: bytes, /) -> tuple[int, int, bool] | None:
     """The map entries and timestamp extensions of the MessagePack object at

@@ -201,14 +201,14 @@ class Decoder:
         hide a repeated or unknown member or the token -0, and the rules the
         types leave out hold; else None."""
         fast = self._fast
-        # The members of the bytes (-1: the token -0, or an escaped member name).
-        members = _fast.json_scan(data)
-        if members < 0:
+        # The members of the bytes, and whether no string can hold a control
+        # character (None: the token -0, or an escaped member name).
+        scanned = _fast.json_scan(data)
+        if scanned is None:
             return None
+        members, clean = scanned
         try:
-            # A string holds a control character only through an escape (the
-            # parser refuses them raw) or as the byte DEL.
-            doc = fast.decode(data) if b"\\" in data or b"\x7f" in data else fast.decode_clean(data)
+            doc = fast.decode_clean(data) if clean else fast.decode(data)
             # The decoder keeps the last of repeated members and passes over
             # unknown ones: the document then holds fewer members than the bytes.
             if _fast.tree_counts(doc)[0] != members or (fast.check is not None and not fast.check(doc)):
@@ -219,7 +219,8 @@ class Decoder:
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
-        data = _document.text_bytes(data, self.limits)
+        if type(data) is not bytes or len(data) > self.limits.max_document_bytes:
+            data = _document.text_bytes(data, self.limits)  # (bytes within the limit as they are)
         if self._fast is not None:
             fast = self._decode_fast(data)
             if fast is not None:
