@@ -33,9 +33,9 @@ that, which Python's ``re`` would otherwise run on each.
 
 The document is the decoded tree itself: the values the walkers would
 return (in JSON an integer in a float field stays an integer), members in
-the order of the bytes. In MessagePack the check also gives timestamps
-their canonical spelling, bytes their base64 text and float32 vectors the
-form of lists the walkers give.
+the order of the bytes. In MessagePack the check also gives bytes their
+base64 text and float32 vectors the form of lists the walkers give, and
+the count of the tree gives timestamps their canonical spelling.
 
 msgspec is a dependency of the package; memorywire._speedups is built from
 C at install time where a compiler is present. With ``MEMORYWIRE_PURE=1``
