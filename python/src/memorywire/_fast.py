@@ -1,44 +1,56 @@
 """The typed fast path: msgspec decoders generated from the field tables.
 
-For each message type and encoding this module builds msgspec ``Struct``
-types whose constraints are the rules of the field tables: exact types,
-enum names, patterns and formats, lengths, counts, ranges, required
-fields, no unknown members, the resource limits and the nesting depth
-(one type per message type and depth, so that recursive messages end at
-the depth limit). msgspec checks a document against them in C. A few rules
-it cannot state run in a generated ``__post_init__``: oneofs, the values of
-``Value`` and map fields, and the rules of :mod:`memorywire._rules` that span
-fields, each as a conservative test.
+For each message type and encoding this module builds msgspec
+``TypedDict`` types whose constraints are the rules of the field tables:
+exact types, enum names, patterns and formats, lengths, counts, ranges,
+required fields, the resource limits and the nesting depth (one type per
+message type and depth, so that recursive messages end at the depth
+limit). msgspec checks a document against them in C and gives it as plain
+dicts and lists. The rules it cannot state run in a generated check that
+visits only the members they name: oneofs, the values of ``Value`` and map
+fields (:func:`memorywire._speedups.value_ok`), and the rules of
+:mod:`memorywire._rules` that span fields, each as a conservative test.
 
 The fast path only ever *accepts*. Every type is at least as strict as the
-rules, so a document msgspec accepts is valid; a document it refuses, or
-that holds anything the types cannot judge (repeated member names, the
-token ``-0``, a document of a newer minor version, a calendar date beyond
-the 28th of February, a limit other than the default's), goes to the
-walkers of :mod:`memorywire._compiled`, which find its exact error or
-accept it. msgspec parses a document once, into the Structs; the codecs
-write them back to see that the bytes hide no repeated member (the same
-number of member colons in JSON, the same bytes in MessagePack), and
-return msgspec's plain form of them. (In JSON what is written back is a
-shallow copy of the Structs with every float vector empty: a list of
-numbers holds no member, and spelling its numbers again costs more than
-the typed decode.) The plain form holds the values the walkers would return (in JSON an integer
-in a float field stays an integer; the MessagePack form's timestamps get
-their canonical spelling and its float32 vectors become lists), members in
-the order of the field tables.
+rules, so a document msgspec accepts and the check passes is valid; a
+document it refuses, or that holds anything the types cannot judge, goes to
+the walkers of :mod:`memorywire._compiled`, which find its exact error or
+accept it. A ``TypedDict`` passes over unknown members and keeps the last
+of repeated ones, so the compiled scans of :mod:`memorywire._speedups` count
+the members of the bytes (JSON: colons outside strings; MessagePack: map
+entries) and of the decoded tree: a document that lost a member shows as a
+difference. The scans also send to the walkers the JSON token ``-0`` (read
+as -0.0 in a float field), a member name with an escape, a MessagePack map
+key that is not a string, an extension other than a timestamp, a timestamp
+that is not whole microseconds, and a timestamp field that msgspec read
+from a string (the tree holds more datetimes than the bytes timestamps).
+Documents of a newer minor version, a calendar date beyond the 28th of
+February, or a limit other than the default's take the walkers too. Where
+the scans show that no string of a document holds a control character (in
+JSON: no escape and no DEL byte, as the parser refuses the others raw), a
+second set of types leaves out the pattern of identifiers that says just
+that, which Python's ``re`` would otherwise run on each.
 
-msgspec is a dependency of the package. With ``MEMORYWIRE_PURE=1`` in the
-environment (or where msgspec cannot be imported) every document takes the
-walkers' path, which gives the same results, only slower; the conformance
-suite runs on that path too.
+The document is the decoded tree itself: the values the walkers would
+return (in JSON an integer in a float field stays an integer), members in
+the order of the bytes. In MessagePack the check also gives bytes their
+base64 text and float32 vectors the form of lists the walkers give, and
+the count of the tree gives timestamps their canonical spelling.
+
+msgspec is a dependency of the package; memorywire._speedups is built from
+C at install time where a compiler is present. With ``MEMORYWIRE_PURE=1``
+in the environment, or where either cannot be imported, every document
+takes the walkers' path, which gives the same results, only slower; the
+conformance suite runs on that path too.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
-import keyword
 import math
 import os
+import typing
 from typing import Annotated, Any, Literal
 
 from memorywire import _codec, _rules
@@ -53,15 +65,13 @@ try:
 except ImportError:  # the walkers serve every document
     msgspec = None  # type: ignore[assignment]
 
-#: msgspec's writers of a document the typed decoders have read (the
-#: decoders check that it reads back as the bytes it came from), and its
-#: conversion to the document, in plain values.
-write_json: Any = msgspec.json.encode if msgspec else None
-write_msgpack: Any = msgspec.msgpack.encode if msgspec else None
-to_builtins: Any = msgspec.to_builtins if msgspec else None
+try:
+    from memorywire import _speedups
+except ImportError:  # not built (no C compiler): the walkers serve every document
+    _speedups = None  # type: ignore[assignment]
 
 #: Whether the typed fast path is in use; tests turn it off to run the fallback.
-ENABLED = msgspec is not None and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
+ENABLED = msgspec is not None and _speedups is not None and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
 
 #: The errors of a msgspec decoder that send a document to the walkers.
 #: (msgspec refuses a document nested beyond the interpreter's recursion limit.)
@@ -78,66 +88,45 @@ _TIMESTAMP = (
 )
 _BASE64_FULL = rf"^(?:{_BASE64.pattern})\Z"
 _FLOAT_MAX = 1.7976931348623157e308
-#: Floats of a Value beyond this magnitude may stand for an integer token
-#: too long for the parser (see memorywire.json); the walkers judge them.
-_LARGE_FLOAT = 9.2e18
+
+#: The pattern of identifiers: no control character. Where the scan of the
+#: bytes shows that no string holds one, the types leave it out.
+_NO_CONTROL = r"^[^\u0000-\u001f\u007f]+\Z"
 
 # The rules that span fields which have a conservative test here; a type
 # that can hold a message with any other goes to the walkers whole.
 _SPECIAL_TESTS = {"MemoryRecord", "MediaPart", "ToolResult", "Embedding", "Procedure"}
 
 
-def _attr(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) or name.startswith("_") else name
+class FastDecoder:
+    """The typed decoder of one message type in one encoding, and the check
+    of the rules its types leave out (None where there is none)."""
 
-
-def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int) -> bool:
-    """Whether a Value at the given depth is certainly within the rules: JSON
-    types only, 64-bit integers, no float that might be a long integer token,
-    within the depth, count and string limits."""
-    t = type(v)
-    if t is str:
-        return len(v) <= max_chars
-    if t is int:
-        return INT64_MIN <= v <= INT64_MAX  # type: ignore[no-any-return]
-    if t is float:
-        return -_LARGE_FLOAT < v < _LARGE_FLOAT  # type: ignore[no-any-return]
-    if t is bool or v is None:
-        return True
-    if t is dict:
-        if depth > max_depth or len(v) > max_items:
-            return False
-        for key, x in v.items():
-            if type(key) is not str or len(key) > max_chars:
-                return False
-            tx = type(x)
-            if tx is str:
-                if len(x) > max_chars:
-                    return False
-            elif tx is not bool and x is not None and not value_ok(x, depth + 1, max_depth, max_items, max_chars):
-                return False
-        return True
-    if t is list:
-        if depth > max_depth or len(v) > max_items:
-            return False
-        for x in v:
-            if not value_ok(x, depth + 1, max_depth, max_items, max_chars):
-                return False
-        return True
-    return False
+    def __init__(self, decoder: Any, clean: Any, check: Any) -> None:
+        self.decode = decoder.decode
+        #: The decoder of a document none of whose strings holds a control
+        #: character, which need not test their absence again.
+        self.decode_clean = clean.decode
+        self.check = check
 
 
 class _Builder:
-    """The Struct types of one encoding ("json" or "msgpack") under one set of limits."""
+    """The TypedDict types of one encoding ("json" or "msgpack") under one
+    set of limits, and the source of their checks."""
 
-    def __init__(self, form: str, limits: Limits) -> None:
+    def __init__(self, form: str, limits: Limits, *, clean: bool = False) -> None:
         assert msgspec is not None
         self.form = form
+        self.clean = clean
         self.limits = limits
         self.max_depth = limits.max_depth
         self.max_items = limits.max_items
         self.max_chars = limits.max_string_bytes // 4
         self.classes: dict[tuple[str, int, bool], Any] = {}
+        #: The name of the check function of each type that has one.
+        self.checks: dict[tuple[str, int, bool], str] = {}
+        self.source: list[str] = []
+        self.constants: dict[str, Any] = {}
         self.never = self._never()
 
     def _never(self) -> Any:
@@ -158,103 +147,120 @@ class _Builder:
             cls = self.classes[key] = self._make(info, depth, top)
         return cls
 
+    def check_of(self, info: m.MessageInfo, depth: int, top: bool = False) -> str | None:
+        """The name of the check of a type struct() has built, if it has one."""
+        return self.checks.get((info.name, depth, top))
+
     def _make(self, info: m.MessageInfo, depth: int, top: bool) -> Any:
-        assert msgspec is not None
-        fields: list[Any] = []
-        rename: dict[str, str] = {}
-        post: list[str] = []
-        # The MessagePack types list their members in the canonical order
-        # (by name), so that a checked document written back gives the bytes
-        # memorywire writes.
-        ordered = sorted(info.ordered, key=lambda f: f.name) if self.form == "msgpack" else info.ordered
-        for f in ordered:
-            attr = _attr(f.name)
-            if attr != f.name:
-                rename[attr] = f.name
+        fields: dict[str, Any] = {}
+        required: set[str] = set()
+        lines: list[str] = []
+        fixes: list[str] = []  # run after the tests, which read the values as decoded
+        checked: set[str] = set()  # the members the lines test
+        for f in info.ordered:
             if f.name == "specversion" and (top or info.name == "MemoryRecord"):
                 # A document's own is this reader's version (other versions take
                 # the walkers); a record carries one, a nested record none.
                 if info.name != "MemoryRecord":
-                    fields.append((attr, Literal["1.0"] | msgspec.UnsetType, msgspec.UNSET))
+                    fields[f.name] = Literal["1.0"]
                 elif top:
-                    fields.append((attr, Literal["1.0"]))
+                    fields[f.name] = Literal["1.0"]
+                    required.add(f.name)
                 else:
-                    fields.append((attr, Literal[""] | msgspec.UnsetType, msgspec.UNSET))
+                    fields[f.name] = Literal[""]
                 continue
-            t = self._field_type(f, depth, post, attr)
+            before = len(lines)
+            fields[f.name] = self._field_type(f, depth, lines, fixes)
+            if len(lines) > before:
+                checked.add(f.name)
             if f.required:
-                fields.append((attr, t))
-            else:
-                fields.append((attr, t | msgspec.UnsetType, msgspec.UNSET))
+                required.add(f.name)
+        if len(checked) > 1:
+            # One test in C spares those of a message that holds none of them.
+            name = f"MEMBERS_{info.name}_{self.form}_{depth}"
+            self.constants[name] = frozenset(checked)
+            lines[:] = [f"if not {name}.isdisjoint(d):", *(f"    {line}" for line in lines)]
         for oneof, members in info.oneofs.items():
-            # How many members are unset: one count in C over a tuple.
-            unset = f"({''.join(f'self.{_attr(n)}, ' for n in members)}).count(UNSET)"
+            # How many members are present: one count in C over the keys.
+            name = f"ONEOF_{info.name}_{oneof}"
+            self.constants[name] = frozenset(members)
             exactly = (info.name, oneof) in _EXACTLY_ONE
-            post.append(f"if {unset} {'!=' if exactly else '<'} {len(members) - 1}: raise ValueError({oneof!r})")
+            lines.append(f"if len({name}.intersection(d)) {'!=' if exactly else '>'} 1: return False")
         if info.name in _SPECIAL_TESTS:
-            post.append(f"if not SPECIAL_{info.name}(self): raise ValueError({info.name!r})")
-        namespace: dict[str, Any] = {}
-        if post:
-            namespace["__post_init__"] = self._post_init(post)
-        return msgspec.defstruct(
-            f"{info.name}_{self.form}_{depth}", fields, namespace=namespace, rename=rename or None,
-            forbid_unknown_fields=True, kw_only=True, gc=False,
-        )
+            lines.append(f"if not SPECIAL_{info.name}(d): return False")
+        lines.extend(fixes)
+        name = f"{info.name}_{self.form}_{depth}{'_top' if top else ''}"
+        cls: Any = typing.TypedDict(name, fields, total=False)  # type: ignore[misc]
+        cls.__required_keys__ = frozenset(required)
+        cls.__optional_keys__ = frozenset(fields.keys() - required)
+        if lines:
+            self.checks[(info.name, depth, top)] = f"check_{name}"
+            self.source.append(f"def check_{name}(d):")
+            self.source.extend(f"    {line}" for line in lines)
+            self.source.append("    return True")
+        return cls
 
-    def _post_init(self, lines: list[str]) -> Any:
-        assert msgspec is not None
-        source = "def __post_init__(self):\n" + "".join(f"    {line}\n" for line in lines)
+    def check(self, info: m.MessageInfo) -> Any:
+        """The check of the top-level type of a message, or None."""
+        name = self.check_of(info, 1, top=True)
+        if name is None:
+            return None
         scope: dict[str, Any] = {
-            "UNSET": msgspec.UNSET, "value_ok": value_ok, "vector_finite": vector_finite,
+            "value_ok": _speedups.value_ok if _speedups else None, "vector_finite": vector_finite,
+            "vector": _codec._vector, "b64": _base64_text,
             "MAX_DEPTH": self.max_depth, "MAX_ITEMS": self.max_items, "MAX_CHARS": self.max_chars,
             "SPECIAL_MemoryRecord": _record, "SPECIAL_MediaPart": _media, "SPECIAL_ToolResult": _tool_result,
-            "SPECIAL_Embedding": self._embedding_test(), "SPECIAL_Procedure": _procedure,
+            "SPECIAL_Embedding": self._embedding_test(), "SPECIAL_Procedure": _procedure, **self.constants,
         }
-        exec(compile(source, "<memorywire._fast>", "exec"), scope)  # noqa: S102 - generated from the field tables
-        return scope["__post_init__"]
+        exec(compile("\n".join(self.source), "<memorywire._fast>", "exec"), scope)  # noqa: S102 - from the field tables
+        return scope[name]
 
     def _embedding_test(self) -> Any:
         max_dimensions = self.limits.max_dimensions
         per_value = 4 if self.form == "msgpack" else 1
 
-        def test(s: Any) -> bool:
-            dims, values = s.dimensions, s.values
-            if dims is msgspec.UNSET:
+        def test(d: dict[str, Any]) -> bool:
+            dims = d.get("dimensions")
+            if dims is None:
                 return True
             if dims > max_dimensions:
                 return False
-            return values is msgspec.UNSET or dims == len(values) // per_value
+            values = d.get("values")
+            return values is None or dims == len(values) // per_value
 
         return test
 
-    def _field_type(self, f: m.FieldInfo, depth: int, post: list[str], attr: str) -> Any:
+    def _field_type(self, f: m.FieldInfo, depth: int, lines: list[str], fixes: list[str]) -> Any:
         lim = self.limits
+        key = f.name
         if f.is_map:
-            key: Any = str
+            kind: Any = str
             if f.key_pattern is not None:
-                key = Annotated[str, msgspec.Meta(pattern=f.key_pattern.pattern)]
-            post.append(f"if self.{attr} is not UNSET and not value_ok(self.{attr}, {depth + 1}, "
-                        "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): raise ValueError()")
-            return Annotated[dict[key, Any], self._count(f, depth + 1)]
+                kind = Annotated[str, msgspec.Meta(pattern=f.key_pattern.pattern)]
+            lines.append(f"if {key!r} in d and not value_ok(d[{key!r}], {depth + 1}, "
+                         "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): return False")
+            return Annotated[dict[kind, Any], self._count(f, depth + 1)]
         if f.repeated:
             if depth + 1 > self.max_depth:
                 return self.never
             if f.kind == m.FLOAT32 and self.form == "msgpack":
-                # Little-endian binary32 values in a bin: whole, finite, within the counts.
+                # Little-endian binary32 values in a bin: whole, finite, within
+                # the counts; given as the walkers give them.
                 most = min(lim.max_items, f.max_items if f.max_items is not None else lim.max_items)
                 least = 1 if f.required else 0
-                post.append(f"if self.{attr} is not UNSET and (len(self.{attr}) % 4 or not "
-                            f"{least} <= len(self.{attr}) // 4 <= {most} or not vector_finite(self.{attr})): "
-                            "raise ValueError()")
+                lines.append(f"v = d.get({key!r})")
+                lines.append(f"if v is not None and (len(v) % 4 or not {least} <= len(v) // 4 <= {most} "
+                             "or not vector_finite(v)): return False")
+                self._convert(key, "vector", False, fixes)
                 return bytes
             if f.kind == m.VALUE:
                 # An element of a repeated Value is never null.
-                post.append(f"if self.{attr} is not UNSET and (None in self.{attr} or not value_ok(self.{attr}, "
-                            f"{depth + 1}, MAX_DEPTH, MAX_ITEMS, MAX_CHARS)): raise ValueError()")
+                lines.append(f"if {key!r} in d and (None in d[{key!r}] or not value_ok(d[{key!r}], {depth + 1}, "
+                             "MAX_DEPTH, MAX_ITEMS, MAX_CHARS)): return False")
                 return Annotated[list[Any], self._count(f, depth + 1)]
-            item = self._single(f, depth + 2, post, attr, item=True)
+            item = self._single(f, depth + 2, lines, fixes, item=True)
             return Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
-        return self._single(f, depth + 1, post, attr, item=False)
+        return self._single(f, depth + 1, lines, fixes, item=False)
 
     def _number(self, real: Any, lo: float, hi: float) -> Any:
         """A number of a float field. MessagePack has one form of it (the
@@ -272,10 +278,11 @@ class _Builder:
         most = min(self.max_items, f.max_items) if f.max_items is not None else self.max_items
         return msgspec.Meta(min_length=1 if f.required else None, max_length=most)
 
-    def _single(self, f: m.FieldInfo, depth: int, post: list[str], attr: str, *, item: bool) -> Any:
+    def _single(self, f: m.FieldInfo, depth: int, lines: list[str], fixes: list[str], *, item: bool) -> Any:
         assert msgspec is not None
         Meta = msgspec.Meta
         k = f.kind
+        key = f.name
         if k == m.STRING:
             least = f.min_length
             if f.required and not item:
@@ -284,12 +291,20 @@ class _Builder:
             pattern = None
             if f.format:
                 pattern = rf"^(?:{FORMATS[f.format]})?\Z"
-            elif f.pattern is not None:
+            elif f.pattern is not None and not (self.clean and f.pattern.pattern == _NO_CONTROL):
                 pattern = rf"^\Z|{f.pattern.pattern}"
             return Annotated[str, Meta(min_length=least, max_length=most, pattern=pattern)]
         if k == m.MESSAGE:
             assert f.message is not None
-            return self.struct(f.message, depth)
+            t = self.struct(f.message, depth)
+            check = self.check_of(f.message, depth)
+            if check is not None:
+                if item:
+                    lines.append(f"for x in d.get({key!r}, ()):")
+                    lines.append(f"    if not {check}(x): return False")
+                else:
+                    lines.append(f"if {key!r} in d and not {check}(d[{key!r}]): return False")
+            return t
         if k == m.ENUM:
             assert f.enum is not None
             return Literal[tuple(f.enum.by_json)]
@@ -309,183 +324,66 @@ class _Builder:
                                 -_FLOAT_MAX, _FLOAT_MAX)
         if k == m.TIMESTAMP:
             if self.form == "msgpack":
-                # A timestamp extension in range; msgspec also takes a string
-                # here, which the conversion to the JSON form then refuses.
+                # A timestamp extension in range (msgspec also reads a string
+                # here: the count of datetimes sends that to the walkers); the
+                # count gives it its canonical spelling.
                 return datetime.datetime
             return Annotated[str, Meta(pattern=_TIMESTAMP)]
         if k == m.BYTES:
             least = 1 if f.required and not item else None
             if self.form == "msgpack":
+                self._convert(key, "b64", item, fixes)
                 return Annotated[bytes, Meta(min_length=least, max_length=self.limits.max_document_bytes)]
             return Annotated[str, Meta(pattern=_BASE64_FULL, min_length=least, max_length=self.max_chars)]
         if k == m.VALUE:
-            post.append(f"if self.{attr} is not UNSET and not value_ok(self.{attr}, {depth}, "
-                        "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): raise ValueError()")
+            lines.append(f"if {key!r} in d and not value_ok(d[{key!r}], {depth}, "
+                         "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): return False")
             return Any
         raise AssertionError(f"no type for {f.name}")
+
+    @staticmethod
+    def _convert(key: str, function: str, item: bool, lines: list[str]) -> None:
+        """A line that gives a MessagePack member the JSON form of its value."""
+        lines.append(f"if {key!r} in d:")
+        if item:
+            lines.append(f"    d[{key!r}] = [{function}(x) for x in d[{key!r}]]")
+        else:
+            lines.append(f"    d[{key!r}] = {function}(d[{key!r}])")
 
 
 #: Oneofs of which exactly one member is set (as in memorywire._compiled).
 _EXACTLY_ONE = frozenset({("ContentPart", "part"), ("Filter", "expression")})
 
 
-def _record(s: Any) -> bool:
+def _record(d: dict[str, Any]) -> bool:
     """A live record whose payload is the member its kind names."""
-    lifecycle = s.lifecycle
-    if lifecycle is not msgspec.UNSET and lifecycle.status == "deleted":
+    lifecycle = d.get("lifecycle")
+    if lifecycle is not None and lifecycle.get("status") == "deleted":
         return False
-    return getattr(s, _attr(s.kind), msgspec.UNSET) is not msgspec.UNSET
+    kind = d.get("kind")
+    return kind is not None and kind in d
 
 
-def _media(s: Any) -> bool:
-    return bool(s.uri or s.data or s.file_id)
+def _media(d: dict[str, Any]) -> bool:
+    return bool(d.get("uri") or d.get("data") or d.get("file_id"))
 
 
-def _tool_result(s: Any) -> bool:
-    return s.output is msgspec.UNSET or s.output is None or not s.output_parts
+def _tool_result(d: dict[str, Any]) -> bool:
+    return d.get("output") is None or not d.get("output_parts")
 
 
-def _procedure(s: Any) -> bool:
-    states = s.states
-    if states is msgspec.UNSET:
+def _procedure(d: dict[str, Any]) -> bool:
+    states = d.get("states")
+    if states is None:
         return True
-    for value in (s.initial_state, s.current_state):
+    for value in (d.get("initial_state"), d.get("current_state")):
         if value and value not in states:
             return False
     return True
 
 
-def _timestamp_text(text: str) -> str:
-    """The canonical spelling of a timestamp msgspec wrote from a datetime:
-    a fraction of whole milliseconds in 3 digits, not 6."""
-    return text[:23] + "Z" if len(text) == 27 and text.endswith("000Z") else text
-
-
-def _fixed(f: m.FieldInfo, form: str) -> bool:
-    """Whether a field needs a fixer: in MessagePack its timestamps and
-    float32 vectors (their plain form), in JSON its float vectors (which the
-    write-back leaves out)."""
-    if form == "json":
-        return f.repeated and f.kind in (m.FLOAT32, m.DOUBLE)
-    return f.kind in (m.TIMESTAMP, m.FLOAT32)
-
-
-def _fixes(infos: list[m.MessageInfo], form: str) -> dict[str, bool]:
-    """Whether the Structs of each message can hold a field that needs a
-    fix (a fixed point, for recursive messages)."""
-    memo = dict.fromkeys((i.name for i in infos), False)
-    changed = True
-    while changed:
-        changed = False
-        for info in infos:
-            if not memo[info.name] and any(
-                    not f.is_map and (_fixed(f, form) or (f.message is not None and memo[f.message.name]))
-                    for f in info.ordered):
-                memo[info.name] = changed = True
-    return memo
-
-
-def _fixer_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str], form: str) -> None:
-    if form == "json":
-        _stripper_source(info, memo, lines)
-        return
-    lines.append(f"def fix_{info.name}(s, d):")
-    for f in info.ordered:
-        if f.is_map or not (_fixed(f, form) or (f.message is not None and memo[f.message.name])):
-            continue
-        attr, key = _attr(f.name), f.name
-        lines.append(f"    v = s.{attr}")
-        lines.append("    if v is not UNSET:")
-        if f.kind == m.FLOAT32:
-            lines.append(f"        d[{key!r}] = vector(v)")
-        elif f.kind == m.TIMESTAMP and f.repeated:
-            lines.append(f"        d[{key!r}] = [text(x) for x in d[{key!r}]]")
-        elif f.kind == m.TIMESTAMP:
-            lines.append(f"        d[{key!r}] = text(d[{key!r}])")
-        elif f.repeated:
-            assert f.message is not None
-            lines.append(f"        for a, b in zip(v, d[{key!r}]):")
-            lines.append(f"            fix_{f.message.name}(a, b)")
-        else:
-            assert f.message is not None
-            lines.append(f"        fix_{f.message.name}(v, d[{key!r}])")
-    lines.append("")
-
-
-def _stripper_source(info: m.MessageInfo, memo: dict[str, bool], lines: list[str]) -> None:
-    """A function of the JSON Structs of a message that returns them with
-    every float vector empty: a shallow copy where anything changes."""
-    lines.append(f"def fix_{info.name}(s):")
-    lines.append("    c = s")
-    for f in info.ordered:
-        if f.is_map or not (_fixed(f, "json") or (f.message is not None and memo[f.message.name])):
-            continue
-        attr = _attr(f.name)
-        if _fixed(f, "json"):
-            new = "[]"
-        elif f.repeated:
-            assert f.message is not None
-            new = f"[fix_{f.message.name}(a) for a in v]"
-        else:
-            assert f.message is not None
-            new = f"fix_{f.message.name}(v)"
-        lines.append(f"    v = s.{attr}")
-        lines.append("    if v:")  # UNSET and an empty list are false; a Struct is true
-        lines.append("        if c is s:")
-        lines.append("            c = s.__copy__()")
-        lines.append(f"        c.{attr} = {new}")
-    lines.append("    return c")
-    lines.append("")
-
-
-def _build_fixers(form: str) -> dict[str, Any]:
-    """The fixers of the Structs of an encoding. In MessagePack a fixer
-    mends the plain form; in JSON it gives the Structs to write back."""
-    infos = {n: m.message(n) for top in m.top_level_types() for n in _reachable(m.message(top))}
-    memo = _fixes(list(infos.values()), form)
-    lines: list[str] = []
-    for info in infos.values():
-        if memo[info.name]:
-            _fixer_source(info, memo, lines, form)
-    scope: dict[str, Any] = {"UNSET": msgspec.UNSET if msgspec else None, "text": _timestamp_text,
-                             "vector": _codec._vector}
-    exec(compile("\n".join(lines), "<memorywire._fast>", "exec"), scope)  # noqa: S102 - from the field tables
-    return {name: scope[f"fix_{name}"] for name, info in infos.items() if memo[name]}
-
-
-_fixers: dict[str, dict[str, Any]] = {}
-
-
-def _fixer(form: str, type_name: str) -> Any:
-    fixers = _fixers.get(form)
-    if fixers is None:
-        fixers = _fixers[form] = _build_fixers(form)
-    return fixers.get(m.message(type_name).name)
-
-
-def msgpack_document(type_name: str) -> Any:
-    """The conversion of the Structs the MessagePack decoder of a type gives
-    to the JSON form of the document: msgspec's plain form, with timestamps
-    in their canonical spelling and float32 vectors as lists of floats."""
-    fix = _fixer("msgpack", type_name)
-    convert = to_builtins
-
-    def document(s: Any) -> dict[str, Any]:
-        d: dict[str, Any] = convert(s)
-        if fix is not None:
-            fix(s, d)
-        return d
-
-    return document
-
-
-def json_written(type_name: str) -> Any:
-    """What the JSON decoder of a type writes back of the Structs it gives,
-    to count their member colons: the Structs with every float vector empty
-    (they hold no member), or the Structs themselves where the type holds
-    no vector."""
-    fix = _fixer("json", type_name)
-    return fix if fix is not None else (lambda s: s)
+def _base64_text(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
 
 
 #: The greatest depth limit the fast path serves.
@@ -504,11 +402,11 @@ def _reachable(info: m.MessageInfo) -> set[str]:
     return seen
 
 
-_decoders: dict[tuple[str, str, Limits], Any] = {}
+_decoders: dict[tuple[str, str, Limits], FastDecoder | None] = {}
 
 
-def decoder(form: str, type_name: str, limits: Limits) -> Any:
-    """The msgspec decoder of a message type in an encoding, or None where
+def decoder(form: str, type_name: str, limits: Limits) -> FastDecoder | None:
+    """The typed decoder of a message type in an encoding, or None where
     the fast path does not serve the type (its documents take the walkers)."""
     key = (form, type_name, limits)
     try:
@@ -529,12 +427,18 @@ def decoder(form: str, type_name: str, limits: Limits) -> Any:
             and limits.max_string_bytes >= 4 * longest
         if within and info.name != "Error" and _reachable(info) & set(_rules.SPECIAL) <= _SPECIAL_TESTS:
             assert msgspec is not None
-            root = _Builder(form, limits).struct(info, 1, top=True)
+            builder = _Builder(form, limits)
+            root = builder.struct(info, 1, top=True)
+            clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            dec = module.Decoder(root)
+            dec = FastDecoder(module.Decoder(root), module.Decoder(clean), builder.check(info))
     _decoders[key] = dec
     return dec
 
 
-__all__ = ["ENABLED", "ERRORS", "decoder", "json_written", "msgpack_document", "to_builtins", "value_ok",
-           "write_json", "write_msgpack"]
+#: The compiled scans and counts (memorywire._speedups), where the fast path is in use.
+json_scan: Any = _speedups.json_scan if _speedups else None
+msgpack_scan: Any = _speedups.msgpack_scan if _speedups else None
+tree_counts: Any = _speedups.tree_counts if _speedups else None
+
+__all__ = ["ENABLED", "ERRORS", "FastDecoder", "decoder", "json_scan", "msgpack_scan", "tree_counts"]

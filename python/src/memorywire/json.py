@@ -82,8 +82,6 @@ class _LongInteger(int):
 _NEGATIVE_ZERO_TOKEN = re.compile(rb"-0(?![.\deE])")
 _LONG_INTEGER_TOKEN = re.compile(rb"\d{%d}" % _SHORT_INTEGER)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-# A colon written as an escape; a backslash before it may be escaped itself.
-_COLON_ESCAPE = re.compile(rb"\\u003[aA]")
 
 
 def _integer(token: str) -> int:
@@ -196,32 +194,33 @@ class Decoder:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
         _document.info(type)
-        self._fast = _fast.decoder("json", type, self.limits)
-        self._written: Any = _fast.json_written(type) if self._fast is not None else None
+        self._fast: Any = _fast.decoder("json", type, self.limits)
 
     def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
-        """The document, if the typed decoder accepts it and the bytes cannot
-        hide a repeated member or the token -0; else None."""
-        if _NEGATIVE_ZERO_TOKEN.search(data) is not None \
-                or (b"\\" in data and _COLON_ESCAPE.search(data) is not None):
+        """The document, if the typed decoder accepts it, the bytes cannot
+        hide a repeated or unknown member or the token -0, and the rules the
+        types leave out hold; else None."""
+        fast = self._fast
+        # The members of the bytes, and whether no string can hold a control
+        # character (None: the token -0, or an escaped member name).
+        scanned = _fast.json_scan(data)
+        if scanned is None:
             return None
+        members, clean = scanned
         try:
-            checked = self._fast.decode(data)
+            doc = fast.decode_clean(data) if clean else fast.decode(data)
+            # The decoder keeps the last of repeated members and passes over
+            # unknown ones: the document then holds fewer members than the bytes.
+            if _fast.tree_counts(doc)[0] != members or (fast.check is not None and not fast.check(doc)):
+                return None
         except _FAST_ERRORS:
             return None
-        # The decoder keeps the last of repeated members, so the document can
-        # hold fewer members than the bytes. Each member has one colon, and
-        # its strings have the same colons in the bytes (none is escaped) as
-        # in the document written back: the two hold as many colons only
-        # when no member repeats.
-        # (Float vectors, which hold no colon, are left out of the writing.)
-        if data.count(b":") != _fast.write_json(self._written(checked)).count(b":"):
-            return None
-        return _fast.to_builtins(checked)  # type: ignore[no-any-return]
+        return doc  # type: ignore[no-any-return]
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
-        data = _document.text_bytes(data, self.limits)
+        if type(data) is not bytes or len(data) > self.limits.max_document_bytes:
+            data = _document.text_bytes(data, self.limits)  # (bytes within the limit as they are)
         if self._fast is not None:
             fast = self._decode_fast(data)
             if fast is not None:

@@ -31,32 +31,32 @@ class Decoder:
             max_str_len=lim.max_string_bytes, max_bin_len=lim.max_document_bytes,
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
-        self._fast = _fast.decoder("msgpack", type, self.limits)
-        # The conversion to the JSON form of a document the fast path checked.
-        self._document: Any = _fast.msgpack_document(type) if self._fast is not None else None
+        self._fast: Any = _fast.decoder("msgpack", type, self.limits)
 
     def _decode_fast(self, data: bytes) -> dict[str, Any] | None:
-        """The document, if the typed decoder accepts it and it holds no
-        repeated key; else None."""
+        """The document, if the typed decoder accepts it, it holds no
+        repeated or unknown key and nothing the types cannot judge, and the
+        rules the types leave out hold; else None."""
+        fast = self._fast
+        # The map entries and timestamps of the bytes, and whether no string
+        # holds a control character (None: unsure).
+        scanned = _fast.msgpack_scan(data)
+        if scanned is None:
+            return None
+        members, timestamps, clean = scanned
         try:
-            checked = self._fast.decode(data)
+            doc = fast.decode_clean(data) if clean else fast.decode(data)
+            if fast.check is not None and not fast.check(doc):
+                return None
+            # The decoder keeps the last of repeated keys and passes over
+            # unknown ones, which leaves fewer entries than the bytes hold; it
+            # also reads a timestamp from a string, which leaves more
+            # datetimes. The count spells each datetime as the walkers do.
+            if _fast.tree_counts(doc, True) != (members, timestamps):
+                return None
         except _FAST_ERRORS:
             return None
-        # The decoder keeps the last of repeated keys, which leaves a map with
-        # fewer entries than its header counts: the document writes back to
-        # its own bytes only when no key repeats (and it was written in the
-        # canonical order and the shortest forms, as memorywire writes it, and
-        # its timestamps hold whole microseconds; other bytes take the walkers).
-        # msgspec writes the header of a type of more than 15 members as a
-        # map 16; the shortest header of the document's own map, if it is one,
-        # is a fixmap. (A record nested in a request keeps its map 16 and
-        # takes the walkers.)
-        written = _fast.write_msgpack(checked)
-        if written[:2] == b"\xde\x00" and written[2] < 16:
-            written = bytes((0x80 | written[2],)) + written[3:]
-        if written != data:
-            return None
-        return self._document(checked)  # type: ignore[no-any-return]
+        return doc  # type: ignore[no-any-return]
 
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
