@@ -17,8 +17,10 @@ MYPY_TOOLS := tools conformance/tools python/benchmarks
 .PHONY: demo test check lint typecheck js-test frameworks proto proto-baseline schemas clean
 
 # The package versions are read from VERSION and memorywire/_version.py at
-# install time, so a change to either reinstalls.
-$(STAMP): python/pyproject.toml conformance/python/pyproject.toml VERSION python/src/memorywire/_version.py
+# install time, and the compiled extension is built then, so a change to
+# any of them reinstalls.
+$(STAMP): python/pyproject.toml conformance/python/pyproject.toml VERSION python/src/memorywire/_version.py \
+		python/setup.py python/src/memorywire/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e 'python[test]' -e conformance/python
