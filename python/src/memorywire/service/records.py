@@ -172,9 +172,10 @@ def in_canonical_order(doc: Mapping[str, Any]) -> dict[str, Any]:
     scope, lifecycle and provenance (those the service sets on a record it
     writes): the members in the order ``recanonical`` gives them (that of
     their names, embeddings last), without converting any value again."""
-    out = {name: doc[name] for name in sorted(doc) if name != "embeddings"}
-    if "embeddings" in doc:
-        out["embeddings"] = doc["embeddings"]
+    out = {name: doc[name] for name in sorted(doc)}
+    embeddings = out.pop("embeddings", None)
+    if embeddings is not None:
+        out["embeddings"] = embeddings
     for name in _ORDERED_MEMBERS:
         sub = out.get(name)
         if sub is not None:

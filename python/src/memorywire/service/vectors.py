@@ -136,7 +136,9 @@ def norm_of(raw: bytes) -> float:
 def norms_of(raws: Sequence[bytes]) -> list[float]:
     """``norm_of`` of each vector of little-endian binary32 bytes, those of
     one length computed together where numpy adds their squares as
-    ``norm_of`` does (one after the other, in binary64, row by row)."""
+    ``norm_of`` does (one after the other, in binary64): the squares of the
+    vectors are held column by column, and each column is added to the
+    running sums of all the vectors at once."""
     if not _SEQUENTIAL_SUM or len(raws) < 2:
         return [norm_of(raw) for raw in raws]
     out = [0.0] * len(raws)
@@ -146,9 +148,12 @@ def norms_of(raws: Sequence[bytes]) -> list[float]:
             by_length.setdefault(len(raw), []).append(i)
     for length, rows in by_length.items():
         x = np.frombuffer(b"".join([raws[i] for i in rows]), dtype=_F32).reshape(len(rows), length // 4)
-        x = x.astype(np.float64)
-        x *= x
-        for i, total in zip(rows, np.add.accumulate(x, axis=1)[:, -1].tolist(), strict=True):
+        columns = x.T.astype(np.float64, order="C")
+        columns *= columns
+        sums = columns[0].copy()
+        for column in columns[1:]:
+            sums += column
+        for i, total in zip(rows, sums.tolist(), strict=True):
             out[i] = math.sqrt(total)
     return out
 

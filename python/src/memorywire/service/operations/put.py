@@ -43,11 +43,12 @@ class Put(Base):
 
         def perform(tx: Transaction, t: TenantState) -> dict[str, Any]:
             now = r.now()
+            # Each record is written once: _put_item completes its scope in place.
             tx.prefetch(t, [rec["id"] for rec in records])
             results = []
             for i, item in enumerate(items):
                 try:
-                    results.append(self._put_item(tx, t, req, i, item, dict(records[i]), staged, now))
+                    results.append(self._put_item(tx, t, req, i, item, records[i], staged, now))
                 except ServiceError as e:
                     if atomic:
                         raise ServiceError("BATCH_FAILED", f"item {i} failed: {e.message}",
