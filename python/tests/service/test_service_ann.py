@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
@@ -285,3 +286,30 @@ def test_without_usearch_every_search_is_exact(stores: Stores, monkeypatch: pyte
     got = _search(svc, vector={"model": MODEL, "values": q}, limit=20)
     assert "approximate" not in got
     assert _ids(got) == _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=20, exact=True))
+
+
+def test_a_large_group_ranks_exactly_while_its_index_is_built(stores: Stores,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the size whose index a search builds itself, the first search
+    starts the build in a thread and ranks exactly; later searches use the
+    index once it is ready."""
+    from memorywire.service import search
+
+    monkeypatch.setattr(search, "ANN_INLINE_BUILD", 1000)
+    rng = random.Random(21)
+    vectors = _clustered(rng, 1200)
+    svc = stores.open()
+    put_records(svc, _records(vectors), "load")
+    q = _query(rng, vectors)
+    exact = _search(svc, vector={"model": MODEL, "values": q}, limit=10, exact=True)
+    first = _search(svc, vector={"model": MODEL, "values": q}, limit=10)
+    assert first.get("approximate") is not True
+    assert first["hits"] == exact["hits"]
+    deadline = time.monotonic() + 60
+    while True:
+        later = _search(svc, vector={"model": MODEL, "values": q}, limit=10)
+        if later.get("approximate") is True or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert later.get("approximate") is True
+    assert len(set(_ids(later)) & set(_ids(exact))) >= 9

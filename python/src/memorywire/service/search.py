@@ -453,6 +453,11 @@ def _vector_ranking(svc: Service, c: _Candidates, vector: Mapping[str, Any]) -> 
 ANN_MIN_K = 64
 ANN_GROWTH = 4
 ANN_MIN_SHARE = 0.1
+#: The most embeddings of a group whose approximate index a search builds
+#: itself (a few seconds). A larger group's index is built in a thread, and
+#: searches rank exactly until it is ready: at a million embeddings the
+#: build takes minutes, longer than a caller waits.
+ANN_INLINE_BUILD = 20_000
 
 
 class Approximation:
@@ -478,9 +483,18 @@ def _ann_index(svc: Service, c: _Candidates, req: Mapping[str, Any], vector: Map
     if count <= threshold:
         return None
     index = index or c.reads.vector_index(c.num, model, dims)
-    if not len(index) or _share(c, index) < ANN_MIN_SHARE or index.irregular or not index.ann_ready():
+    if not len(index) or _share(c, index) < ANN_MIN_SHARE or index.irregular:
         return None
-    return index
+    if index.ann is None and len(index) > ANN_INLINE_BUILD:
+        index.ann_build_started(lambda: _build_ann(store, c.num, model, dims))
+        return None
+    return index if index.ann_ready() else None
+
+
+def _build_ann(store: Storage, tenant: int, model: str, dims: int) -> None:
+    """Build the approximate index of a group, with writes kept out."""
+    with store.reader(locked=True) as reads:
+        reads.vector_index(tenant, model, dims).ann_ready()
 
 
 def _share(c: _Candidates, index: Index) -> float:

@@ -232,6 +232,8 @@ class Index:
         self.ann: Any | None = None
         self.ann_changed = False
         self._ann_lock = threading.Lock()
+        #: Whether a thread is building the approximate index.
+        self.ann_building = False
         #: Where the approximate index is saved, or None.
         self.file: Path | None = None
 
@@ -336,6 +338,26 @@ class Index:
                         ann.add(block.rids[live].astype(np.uint64), block.matrix[live])
                 self.ann = ann
                 self.ann_changed = True
+        return True
+
+    def ann_build_started(self, build: Callable[[], None]) -> bool:
+        """Start ``build`` (which builds this index's approximate index, with
+        writes kept out) in a thread unless one is at it; whether one is."""
+        with self._ann_lock:
+            if self.ann is not None or self.ann_building or ann_library() is None or self.irregular:
+                return self.ann_building
+
+            self.ann_building = True
+
+        def run() -> None:
+            try:
+                build()
+            except Exception:  # noqa: BLE001, S110 - a closed store; the next search starts again
+                pass
+            finally:
+                self.ann_building = False
+
+        threading.Thread(target=run, name="memorywire-ann", daemon=True).start()
         return True
 
     def ranking_of(self, rids: list[int], q: list[float]) -> VectorRanking:
