@@ -313,3 +313,24 @@ def test_a_large_group_ranks_exactly_while_its_index_is_built(stores: Stores,
         time.sleep(0.05)
     assert later.get("approximate") is True
     assert len(set(_ids(later)) & set(_ids(exact))) >= 9
+
+
+def test_the_client_asks_for_an_exact_ranking(stores: Stores) -> None:
+    from memorywire.client import Client
+    from memorywire.service.server import MemoryServer
+
+    rng = random.Random(22)
+    vectors = _clustered(rng, 400)
+    svc = stores.open()
+    put_records(svc, _records(vectors), "load")
+    server = MemoryServer(svc.store, "127.0.0.1:0", log=None)
+    port = server.start()
+    try:
+        with Client(f"127.0.0.1:{port}", tenant="t") as client:
+            q = {"model": MODEL, "values": _query(rng, vectors)}
+            assert client.search(vector=q, limit=5).get("approximate") is True
+            exact = client.search(vector=q, limit=5, exact=True)
+            assert exact.get("approximate") is not True
+            assert _ids(exact) == _ids(_search(svc, vector=q, limit=5, exact=True))
+    finally:
+        server.stop(grace=0.5)

@@ -356,13 +356,16 @@ class Operations(ABC, Generic[R, W, E]):
                scope: Mapping[str, Any] | None = None, limit: int | None = None,
                cursor: str | None = None, min_score: float | None = None,
                touch: bool | None = None, include_archived: bool | None = None,
-               timeout: float | None = None) -> R:
+               exact: bool | None = None, timeout: float | None = None) -> R:
         """Find records by text, by vector (``{"model": ..., "values": [...]}``),
         or both, within a filter: ``hits`` (record, score, text_score,
-        vector_score) best first, and ``next_cursor``."""
+        vector_score) best first, and ``next_cursor``; ``approximate`` is true
+        when an approximate index ranked the vector candidates, which
+        ``exact=True`` forbids."""
         return self._do("Search", None, timeout, scope=scope, filter=filter, text=text,
                         vector=vector, fusion=fusion, limit=limit, cursor=cursor,
-                        min_score=min_score, touch=touch, include_archived=include_archived)
+                        min_score=min_score, touch=touch, include_archived=include_archived,
+                        exact=exact)
 
     def update(self, id: str, patch: Mapping[str, Any], *, expected_revision: int | None = None,
                scope: Mapping[str, Any] | None = None, operation_id: str | None = None,
