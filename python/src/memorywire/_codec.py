@@ -118,39 +118,15 @@ def _packed(msg: Message, number: int, values: Any) -> bytes:
     message. upb gives no view of them, and reading the values one Python
     float at a time costs more than writing the message again and finding
     the field (upb writes a repeated float packed, as one field)."""
-    data = msg.SerializeToString()
-    pos, end = 0, len(data)
-    while pos < end:
-        key, pos = _varint(data, pos)
-        wire = key & 7
-        if wire == 2:
-            size, pos = _varint(data, pos)
-            if key >> 3 == number:
-                return data[pos:pos + size]  # the wire's binary32 are little-endian
-            pos += size
-        elif wire == 0:
-            pos = _varint(data, pos)[1]
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        else:
-            break  # not upb's writing: read the values themselves
+    from memorywire import _wire  # imports this module
+
+    raw = _wire.packed_field(msg.SerializeToString(), number)
+    if raw is not None:
+        return raw  # the wire's binary32 are little-endian
     a = array("f", values)
     if not _LITTLE:
         a.byteswap()
     return a.tobytes()
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            return value, pos
-        shift += 7
 
 
 def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:

@@ -410,6 +410,24 @@ def read(data: bytes, info: m.MessageInfo, *, max_depth: int,
 
 
 
+def packed_field(data: bytes, number: int) -> bytes | None:
+    """The bytes of the length-delimited field ``number`` at the top level
+    of a message's bytes (a packed repeated field as upb writes it: once),
+    or None when there is none or the bytes are not readable."""
+    reader = Reader(data, max_depth=1, tolerant=True)
+    pos, end = 0, len(data)
+    try:
+        while pos < end:
+            key, pos = reader.varint(pos, end, "")
+            if key == number << 3 | 2:
+                start, stop = reader.span(pos, end, "")
+                return data[start:stop]
+            pos = reader.skip(key & 7, pos, end, "")
+    except Fault:
+        pass
+    return None
+
+
 def specversion(data: bytes) -> str | None:
     """The specversion a document's bytes declare (field 1 at the top
     level), or None when there is none or the bytes are not readable."""
