@@ -6,11 +6,13 @@ specification names one."""
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import pathlib
 import struct
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import msgpack
 import pytest
@@ -32,6 +34,29 @@ RECORD = "memorywire.v1.MemoryRecord"
 LIMIT_REASONS = {"DOCUMENT_TOO_LARGE", "NESTING_TOO_DEEP", "STRING_TOO_LONG", "TOO_MANY_ITEMS"}
 #: A generous bound for "no hang": each of these inputs is decoded in milliseconds.
 HANG_GUARD_SECONDS = 1.0
+HANG_GUARD_TRIES = 3
+
+T = TypeVar("T")
+
+
+def unhung(call: Callable[[], T], seconds: float = HANG_GUARD_SECONDS) -> T:
+    """call's result, failing the test when call overruns seconds in every one of a few tries.
+
+    A hang, or work that grows faster than the input, overruns every time; a pause of a shared
+    machine (another process, a full garbage collection of the suite's heap) does not, so one
+    slow try is not a failure."""
+    times = []
+    for _ in range(HANG_GUARD_TRIES):
+        gc.disable()
+        start = time.perf_counter()
+        try:
+            result = call()
+        finally:
+            times.append(time.perf_counter() - start)
+            gc.enable()
+        if times[-1] < seconds:
+            return result
+    raise AssertionError(f"over the {seconds} s hang guard in each try: " + ", ".join(f"{t:.2f} s" for t in times))
 
 
 def fact(**members: Any) -> dict[str, Any]:
@@ -606,9 +631,7 @@ def test_json_surrogate_pair_after_an_overflowing_number_is_one_character() -> N
 @pytest.mark.parametrize("digits", [20, 25, 400, 4301, 5000, 100_000])
 def test_json_long_integer_tokens(member: bytes, reason: str, pointer: str, digits: int) -> None:
     token = b"1" + b"2" * (digits - 1)
-    start = time.perf_counter()
-    error = expect("json", HEAD.encode() + b"," + member % token + b"}", reason, pointer)
-    assert time.perf_counter() - start < HANG_GUARD_SECONDS
+    error = unhung(lambda: expect("json", HEAD.encode() + b"," + member % token + b"}", reason, pointer))
     assert len(error.message) < 200, error.message
 
 
@@ -682,9 +705,8 @@ def test_long_integers_in_python_documents(sign: int, exponent: int) -> None:
 
 
 def test_json_tiny_and_huge_exponents_parse_quickly() -> None:
-    start = time.perf_counter()
-    assert mw_json.decode(HEAD.encode() + b',"metadata":{"a":0e999999999,"b":1e-400}}')["metadata"]["a"] == 0.0
-    assert time.perf_counter() - start < HANG_GUARD_SECONDS
+    decoded = unhung(lambda: mw_json.decode(HEAD.encode() + b',"metadata":{"a":0e999999999,"b":1e-400}}'))
+    assert decoded["metadata"]["a"] == 0.0
 
 
 @pytest.mark.parametrize("value", NON_FINITE, ids=repr)
@@ -766,10 +788,8 @@ def test_malformed_json(data: bytes, reason: str) -> None:
      {"INVALID_VECTOR"}),
 ])
 def test_malformed_msgpack(data: bytes, reasons: set[str]) -> None:
-    start = time.perf_counter()
-    error = typed_error("msgpack", data)
+    error = unhung(lambda: typed_error("msgpack", data))
     assert error.reason in reasons, str(error)
-    assert time.perf_counter() - start < HANG_GUARD_SECONDS
 
 
 @pytest.mark.parametrize(("tail", "reason", "pointer"), [
@@ -785,9 +805,7 @@ def test_malformed_msgpack(data: bytes, reasons: set[str]) -> None:
     (S.pb_tag(6, 0) + S.pb_varint(2**53), "NUMBER_OUT_OF_RANGE", "/sequence"),
 ])
 def test_malformed_protobuf(tail: bytes, reason: str, pointer: str) -> None:
-    start = time.perf_counter()
-    expect("protobuf", mw_protobuf.encode(fact()) + tail, reason, pointer)
-    assert time.perf_counter() - start < HANG_GUARD_SECONDS
+    unhung(lambda: expect("protobuf", mw_protobuf.encode(fact()) + tail, reason, pointer))
 
 
 # -- limits ---------------------------------------------------------------------------
@@ -956,10 +974,7 @@ BOMBS = {
 def test_nesting_bombs_are_refused_quickly(case: str) -> None:
     encoding, build, type_name = BOMBS[case]
     data = build()
-    start = time.perf_counter()
-    error = typed_error(encoding, data, type_name)
-    elapsed = time.perf_counter() - start
-    assert elapsed < HANG_GUARD_SECONDS, f"{elapsed:.2f} s"
+    error = unhung(lambda: typed_error(encoding, data, type_name))
     if "unclosed" in case:
         assert error.reason in ("NESTING_TOO_DEEP", "TRUNCATED"), str(error)
     else:
@@ -969,12 +984,15 @@ def test_nesting_bombs_are_refused_quickly(case: str) -> None:
 @pytest.mark.parametrize("case", [c for c in BOMBS if "unclosed" not in c])
 def test_nesting_bombs_with_a_generous_depth_limit_give_typed_errors(case: str) -> None:
     encoding, build, type_name = BOMBS[case]
-    start = time.perf_counter()
-    try:
-        decode(encoding, build(), type_name, Limits(max_depth=100_000))
-    except MemorywireError:
-        pass
-    assert time.perf_counter() - start < 5 * HANG_GUARD_SECONDS
+    data = build()
+
+    def attempt() -> None:
+        try:
+            decode(encoding, data, type_name, Limits(max_depth=100_000))
+        except MemorywireError:
+            pass
+
+    unhung(attempt, 5 * HANG_GUARD_SECONDS)
 
 
 JSON_VARIANTS = {
@@ -990,20 +1008,21 @@ DEPTHS = [65, 100, 500, 999, 1000, 1023, 1500, 3000]
 
 
 def _nesting_outcomes(build: Any, encoding: str) -> dict[int, str]:
-    """The depths at which decoding does not give NESTING_TOO_DEEP quickly, with what it gave."""
+    """The depths at which decoding does not give NESTING_TOO_DEEP, with what it gave."""
     wrong = {}
     for depth in DEPTHS:
         data = build(depth)
-        start = time.perf_counter()
-        try:
-            decode(encoding, data)
-            outcome = "accepted"
-        except MemorywireError as e:
-            outcome = e.reason
-        except Exception as e:  # noqa: BLE001 - the point is to report it
-            outcome = f"{type(e).__name__}: {str(e)[:80]}"
-        if time.perf_counter() - start > HANG_GUARD_SECONDS:
-            outcome += " (slow)"
+
+        def outcome_of(data: bytes = data) -> str:
+            try:
+                decode(encoding, data)
+                return "accepted"
+            except MemorywireError as e:
+                return e.reason
+            except Exception as e:  # noqa: BLE001 - the point is to report it
+                return f"{type(e).__name__}: {str(e)[:80]}"
+
+        outcome = unhung(outcome_of)
         if outcome != "NESTING_TOO_DEEP":
             wrong[depth] = outcome
     return wrong
