@@ -315,6 +315,57 @@ def test_a_large_group_ranks_exactly_while_its_index_is_built(stores: Stores,
     assert len(set(_ids(later)) & set(_ids(exact))) >= 9
 
 
+def test_writes_go_on_while_the_index_is_built_and_it_holds_them(stores: Stores,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The background build works on a snapshot without keeping writes out;
+    the records written meanwhile are put right before the index is used."""
+    import threading
+
+    from memorywire.service import search, vectors
+
+    monkeypatch.setattr(search, "ANN_INLINE_BUILD", 1000)
+    building, go = threading.Event(), threading.Event()
+    new_ann = vectors.Index._new_ann
+
+    def gated(index: vectors.Index) -> Any:
+        building.set()
+        go.wait(30)
+        return new_ann(index)
+
+    monkeypatch.setattr(vectors.Index, "_new_ann", gated)
+    rng = random.Random(22)
+    vectors_in = _clustered(rng, 1200)
+    svc = stores.open()
+    put_records(svc, _records(vectors_in), "load")
+    q = _query(rng, vectors_in)
+    top = _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=3, exact=True))
+    assert _search(svc, vector={"model": MODEL, "values": q}, limit=10).get("approximate") is not True
+    assert building.wait(30)
+    index = svc.store.vectors.loaded(svc.store.tenant_num("t"), MODEL, DIMS)
+    assert index is not None
+    # Writes while the build is held: none of them waits for it.
+    far = _ids(_search(svc, vector={"model": MODEL, "values": [-x for x in q]}, limit=1, exact=True))[0]
+    svc.delete(Call("t"), {"specversion": "1.0", "operation_id": "d1", "ids": [top[0]], "mode": "hard"})
+    svc.update(Call("t"), {"specversion": "1.0", "operation_id": "u1", "id": far,
+                           "patch": {"embeddings": [{"model": MODEL, "dimensions": DIMS, "values": q}]}})
+    put_records(svc, [{"id": "new", "kind": "fact", "fact": {"text": "new"},
+                       "embeddings": [{"model": MODEL, "dimensions": DIMS, "values": _query(rng, [q])}]}], "new")
+    assert index.ann is None and index.ann_building
+    go.set()
+    deadline = time.monotonic() + 60
+    while index.ann is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert index.ann is not None
+    live = {rid: sum(1 for block, pos in slots if block.inv[pos] > 0.0) for rid, slots in index.slots.items()}
+    held = sorted(int(key) for key in index.ann.keys)
+    assert held == sorted(rid for rid, n in live.items() for _ in range(n))
+    got = _search(svc, vector={"model": MODEL, "values": q}, limit=10)
+    assert got.get("approximate") is True
+    ids = _ids(got)
+    assert ids[0] == far and "new" in ids and top[0] not in ids
+    assert ids == _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=10, exact=True))
+
+
 def test_the_client_asks_for_an_exact_ranking(stores: Stores) -> None:
     from memorywire.client import Client
     from memorywire.service.server import MemoryServer

@@ -486,15 +486,9 @@ def _ann_index(svc: Service, c: _Candidates, req: Mapping[str, Any], vector: Map
     if not len(index) or _share(c, index) < ANN_MIN_SHARE or index.irregular:
         return None
     if index.ann is None and len(index) > ANN_INLINE_BUILD:
-        index.ann_build_started(lambda: _build_ann(store, c.num, model, dims))
+        index.ann_build_started(lambda: store.reader(locked=True))
         return None
     return index if index.ann_ready() else None
-
-
-def _build_ann(store: Storage, tenant: int, model: str, dims: int) -> None:
-    """Build the approximate index of a group, with writes kept out."""
-    with store.reader(locked=True) as reads:
-        reads.vector_index(tenant, model, dims).ann_ready()
 
 
 def _share(c: _Candidates, index: Index) -> float:

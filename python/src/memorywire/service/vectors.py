@@ -32,6 +32,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,9 @@ class Index:
         self._ann_lock = threading.Lock()
         #: Whether a thread is building the approximate index.
         self.ann_building = False
+        #: While a thread builds it from a snapshot: the records whose
+        #: embeddings were added or removed since, to be put right after.
+        self._ann_touched: set[int] | None = None
         #: Where the approximate index is saved, or None.
         self.file: Path | None = None
 
@@ -260,6 +264,9 @@ class Index:
             row = 4 * self.dims
             positions = block.extend(rids[done:done + k], status[done:done + k], seqs[done:done + k],
                                      raw[done * row:(done + k) * row], norms[done:done + k])
+            touched = self._ann_touched  # read once: the building thread may drop it
+            if touched is not None:
+                touched.update(rids[done:done + k])
             for rid, pos, norm, code in zip(rids[done:done + k], positions, norms[done:done + k],
                                             status[done:done + k], strict=True):
                 found = self.slots.setdefault(rid, [])
@@ -279,6 +286,9 @@ class Index:
 
     def remove(self, rid: int) -> None:
         found = self.slots.pop(rid, ())
+        touched = self._ann_touched
+        if found and touched is not None:
+            touched.add(rid)
         for block, pos in found:
             block.rids[pos] = -1
             if block.inv[pos] == 0.0:
@@ -317,48 +327,90 @@ class Index:
             total = (total + int(block.rids[:n][live].astype(np.uint64).sum(dtype=np.uint64))) % 2**64
         return count, total
 
+    def _new_ann(self) -> Any:
+        lib = ann_library()
+        assert lib is not None
+        return lib.Index(ndim=self.dims, metric="cos", dtype=ANN_DTYPE, multi=True,
+                         connectivity=ANN_CONNECTIVITY, expansion_add=ANN_EXPANSION_ADD,
+                         expansion_search=ANN_EXPANSION_SEARCH)
+
+    def _live_parts(self) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.int64]]]:
+        """Of each block: its rids, its matrix and the positions of its live
+        embeddings of regular norm, as they are now. The rows below a
+        block's count never change and a growing block gets a new matrix,
+        so the parts stay what they were while writes go on."""
+        parts = []
+        for block in self.blocks:
+            n = block.n
+            rids = block.rids[:n].copy()
+            live = np.flatnonzero((rids >= 0) & (block.inv[:n] > 0.0))
+            if len(live):
+                parts.append((rids, block.matrix, live))
+        return parts
+
     def ann_ready(self) -> bool:
         """Build the approximate index if it is not built; False when usearch
         is missing or the group has embeddings of irregular norm, which are
         ranked exactly only. Call with writes kept out."""
         if self.ann is not None:
             return True
-        lib = ann_library()
-        if lib is None or self.irregular:
+        if ann_library() is None or self.irregular:
             return False
         with self._ann_lock:
             if self.ann is None:
-                ann = lib.Index(ndim=self.dims, metric="cos", dtype=ANN_DTYPE, multi=True,
-                                connectivity=ANN_CONNECTIVITY, expansion_add=ANN_EXPANSION_ADD,
-                                expansion_search=ANN_EXPANSION_SEARCH)
-                for block in self.blocks:
-                    n = block.n
-                    live = np.flatnonzero((block.rids[:n] >= 0) & (block.inv[:n] > 0.0))
-                    if len(live):
-                        ann.add(block.rids[live].astype(np.uint64), block.matrix[live])
+                ann = self._new_ann()
+                for rids, matrix, live in self._live_parts():
+                    ann.add(rids[live].astype(np.uint64), matrix[live])
                 self.ann = ann
                 self.ann_changed = True
         return True
 
-    def ann_build_started(self, build: Callable[[], None]) -> bool:
-        """Start ``build`` (which builds this index's approximate index, with
-        writes kept out) in a thread unless one is at it; whether one is."""
+    def ann_build_started(self, writes_kept_out: Callable[[], AbstractContextManager[object]]) -> None:
+        """Start building the approximate index in a thread unless one is at
+        it. The thread takes a snapshot of the embeddings and notes the
+        records that writes touch from then on, both within
+        ``writes_kept_out()``; builds without it, so that writes go on; and
+        within it again puts the touched records right and installs the
+        index, unless this index was dropped from memory meanwhile."""
         with self._ann_lock:
             if self.ann is not None or self.ann_building or ann_library() is None or self.irregular:
-                return self.ann_building
-
+                return
             self.ann_building = True
 
         def run() -> None:
             try:
-                build()
+                with writes_kept_out():
+                    self._ann_touched = set()
+                    parts = self._live_parts()
+                ann = self._new_ann()
+                for rids, matrix, live in parts:
+                    ann.add(rids[live].astype(np.uint64), matrix[live])
+                del parts
+                with writes_kept_out():
+                    self._install(ann)
             except Exception:  # noqa: BLE001, S110 - a closed store; the next search starts again
                 pass
             finally:
+                self._ann_touched = None
                 self.ann_building = False
 
         threading.Thread(target=run, name="memorywire-ann", daemon=True).start()
-        return True
+
+    def _install(self, ann: Any) -> None:
+        """Bring an index built from a snapshot up to date with the records
+        touched since, and make it this index's. Call with writes kept out."""
+        touched, self._ann_touched = self._ann_touched or set(), None
+        with self._ann_lock:
+            if self.ann is not None or self.irregular:
+                return  # built in the meantime, or no longer one to build
+            for rid in touched:
+                ann.remove(rid)
+                found = [(block, pos) for block, pos in self.slots.get(rid, ()) if block.inv[pos] > 0.0]
+                if found:
+                    ann.add(np.full(len(found), rid, dtype=np.uint64),
+                            np.stack([block.matrix[pos] for block, pos in found]))
+            self.ann = ann
+            self.ann_changed = True
 
     def ranking_of(self, rids: list[int], q: list[float]) -> VectorRanking:
         """The vector ranking of some records of the index: approximate
