@@ -236,3 +236,51 @@ def test_tree_counts_spell_datetimes_as_the_walkers(seconds: int, micros: int, w
     tree = msgspec.msgpack.decode(stamp)
     assert _speedups.tree_counts(tree, True) == (2, 2)
     assert tree == {"a": _timestamp.format(seconds, micros * 1000), "b": [_timestamp.format(seconds, 0)]}
+
+
+_vector_items = (st.floats(width=64) | st.integers(-(2**1100), 2**1100) | st.booleans() | st.none()
+                 | st.sampled_from([3.4028234663852886e38, 3.4028235677973362e38, 3.4028235677973366e38,
+                                    -3.4028235677973366e38, 1e-46, -0.0, 5e-324]))
+
+
+def _struct_le(values: list[Any]) -> bytes | None:
+    """What struct packs, where every item is a float or an int (not a bool)."""
+    if not all(type(x) in (float, int) for x in values):
+        return None
+    try:
+        return struct.pack(f"<{len(values)}f", *values)
+    except (OverflowError, struct.error):  # beyond binary32 once rounded, or an int beyond binary64
+        return None
+
+
+@FUZZ
+@given(values=st.lists(_vector_items, max_size=8))
+def test_float32_le_packs_as_struct_does_and_refuses_the_rest(values: list[Any]) -> None:
+    got = _speedups.float32_le(values)
+    assert got == _struct_le(values)
+    assert _speedups.float32_le(tuple(values)) == got
+    if got is not None:
+        assert all(x == x and abs(x) != float("inf") for x in struct.unpack(f"<{len(values)}f", got))
+
+
+@pytest.mark.parametrize("values", [[1.0, float("nan")], [float("inf")], [1e39], [2**1024], [True], ["1"], [None]])
+def test_float32_le_leaves_invalid_vectors_to_the_walkers(values: list[Any]) -> None:
+    """Each of these is refused (None): the validator then names the bad value."""
+    assert _speedups.float32_le(values) is None
+    doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "x"},
+           "embeddings": [{"model": "m", "dimensions": len(values), "values": values}]}
+    import memorywire
+    from memorywire.errors import ValidationError
+
+    with pytest.raises(ValidationError) as raised:
+        memorywire.validate(doc)
+    assert raised.value.pointer == f"/embeddings/0/values/{len(values) - 1}"
+
+
+def test_float32_le_takes_only_lists_and_tuples() -> None:
+    class Values(list):  # type: ignore[type-arg]
+        pass
+
+    assert _speedups.float32_le(Values([1.0])) is None
+    assert _speedups.float32_le(iter([1.0])) is None
+    assert _speedups.float32_le(b"abcd") is None

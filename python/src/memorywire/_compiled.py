@@ -22,10 +22,12 @@ from __future__ import annotations
 import base64
 import functools
 import math
+import os
 import re
 import struct
 import sys
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 import msgpack as _msgpack
@@ -35,6 +37,18 @@ from memorywire import _rules, _timestamp
 from memorywire._codec import Float32Values, vector_finite
 from memorywire._formats import ENUM_NAME, check_format
 from memorywire.errors import escape_token
+
+#: Whether ``MEMORYWIRE_PURE=1`` asks for the pure path: no compiled helper
+#: and no fast path, in this module or the others that read it.
+PURE = os.environ.get("MEMORYWIRE_PURE", "") not in ("", "0")
+
+_float32_le: Callable[[Any], bytes | None] | None
+try:
+    from memorywire._speedups import float32_le as _float32_le
+except ImportError:  # not built: struct and array read the vectors
+    _float32_le = None
+if PURE:
+    _float32_le = None
 
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
@@ -89,6 +103,8 @@ def _days_ok(v: str) -> bool:
 def check_vector(v: list[Any], p: str, w: Any) -> None:
     if type(v) is Float32Values:
         return  # read from binary32 bytes and checked then
+    if _float32_le is not None and _float32_le(v) is not None:
+        return  # floats and ints, finite in binary32
     kinds = set(map(type, v))
     if not kinds <= {float, int}:
         for i, x in enumerate(v):
@@ -292,13 +308,17 @@ def float32_bytes(v: Any) -> bytes:
     one call, where an array converts them one at a time)."""
     if type(v) is Float32Values:
         return v.raw
+    if _float32_le is not None:
+        raw = _float32_le(v)
+        if raw is not None:
+            return raw
     return _float32_format(len(v)).pack(*v)
 
 
 def float32_values(v: Any) -> tuple[float, ...]:
     """The values of a valid float32 vector rounded to binary32."""
     fmt = _float32_format(len(v))
-    return fmt.unpack(fmt.pack(*v))
+    return fmt.unpack(float32_bytes(v))
 
 
 def vec_mp(v: Any) -> bytes:

@@ -26,7 +26,6 @@ counterparts run.
 from __future__ import annotations
 
 import base64
-import os
 import sys
 from datetime import datetime, timedelta, timezone
 from operator import is_
@@ -45,7 +44,7 @@ except ImportError:  # the writers of memorywire._compiled serve every document
     msgspec = None  # type: ignore[assignment]
 
 #: Whether the writers of this module are in use (not with MEMORYWIRE_PURE=1).
-ENABLED = os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
+ENABLED = not _compiled.PURE
 
 def value_up(v: Any) -> dict[str, Any]:
     """The upb form of a memorywire.v1.Value."""

@@ -49,14 +49,13 @@ from __future__ import annotations
 import base64
 import datetime
 import math
-import os
 import typing
 from typing import Annotated, Any, Literal
 
 from memorywire import _codec, _rules
 from memorywire import _model as m
 from memorywire._codec import vector_finite
-from memorywire._compiled import _BASE64, FLOAT32_OVERFLOW, INT64_MAX, INT64_MIN
+from memorywire._compiled import _BASE64, FLOAT32_OVERFLOW, INT64_MAX, INT64_MIN, PURE
 from memorywire._formats import FORMATS
 from memorywire.limits import Limits
 
@@ -71,7 +70,7 @@ except ImportError:  # not built (no C compiler): the walkers serve every docume
     _speedups = None  # type: ignore[assignment]
 
 #: Whether the typed fast path is in use; tests turn it off to run the fallback.
-ENABLED = msgspec is not None and _speedups is not None and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0")
+ENABLED = msgspec is not None and _speedups is not None and not PURE
 
 #: The errors of a msgspec decoder that send a document to the walkers.
 #: (msgspec refuses a document nested beyond the interpreter's recursion limit.)

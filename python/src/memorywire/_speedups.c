@@ -1,4 +1,5 @@
-/* Scans and counts of the typed fast path (memorywire._fast), in C.
+/* Scans and counts of the typed fast path (memorywire._fast), and the
+ * reading of float32 vectors, in C.
  *
  * The fast path decodes a document with msgspec into dicts typed by the
  * field tables; msgspec keeps the last of repeated members and passes over
@@ -12,7 +13,12 @@
 #include <Python.h>
 #include <datetime.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
+
+/* 2**128 - 2**103: the least magnitude that rounds to an infinity in binary32
+ * (memorywire._compiled.FLOAT32_OVERFLOW). */
+#define FLOAT32_OVERFLOW 3.4028235677973366e38
 
 /* json_scan(data) -> (members, clean) | None: the number of object members
  * of a JSON text (its colons outside strings) and whether it holds neither
@@ -463,12 +469,66 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(r);
 }
 
+/* float32_le(values) -> bytes | None: the little-endian binary32 bytes of a
+ * list or tuple of floats and ints, each rounded to nearest as a C cast (and
+ * so struct and array) rounds it; None when an item is of another type, an
+ * integer has no binary64 value, or a value is not finite once rounded. A
+ * vector it gives bytes for is valid (check_vector); one it refuses the
+ * walkers judge. */
+static PyObject *
+float32_le(PyObject *self, PyObject *values)
+{
+    if (!PyList_CheckExact(values) && !PyTuple_CheckExact(values))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(values);
+    PyObject **items = PySequence_Fast_ITEMS(values);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 4 * n);
+    if (out == NULL)
+        return NULL;
+    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = items[i];
+        double d;
+        if (PyFloat_CheckExact(x)) {
+            d = PyFloat_AS_DOUBLE(x);
+        }
+        else if (PyLong_CheckExact(x)) {
+            d = PyLong_AsDouble(x);
+            if (d == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+        }
+        else {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        /* Below the midpoint of the greatest binary32 and 2**128 a value
+         * rounds to a finite binary32; at or above it, or NaN, it does not
+         * (and the cast is not defined). */
+        if (!(fabs(d) < FLOAT32_OVERFLOW)) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        float f = (float)d;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        p[4 * i] = (unsigned char)bits;
+        p[4 * i + 1] = (unsigned char)(bits >> 8);
+        p[4 * i + 2] = (unsigned char)(bits >> 16);
+        p[4 * i + 3] = (unsigned char)(bits >> 24);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
     {"tree_counts", (PyCFunction)(void (*)(void))tree_counts, METH_FASTCALL,
      "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},
     {"value_ok", (PyCFunction)(void (*)(void))value_ok, METH_FASTCALL, "Whether a Value is within the rules."},
+    {"float32_le", float32_le, METH_O, "The little-endian binary32 bytes of finite floats and ints, or None."},
     {NULL, NULL, 0, NULL},
 };
 

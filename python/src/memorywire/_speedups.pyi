@@ -1,4 +1,4 @@
-"""Scans and counts of the typed fast path, in C (_speedups.c)."""
+"""Scans and counts of the typed fast path, and the reading of float32 vectors, in C (_speedups.c)."""
 
 from typing import Any
 
@@ -23,3 +23,8 @@ def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int,
     """Whether a Value at the given depth is certainly within the rules: JSON
     types only, 64-bit integers, no float that might be a long integer token,
     within the depth, count and string limits."""
+
+def float32_le(values: Any, /) -> bytes | None:
+    """The little-endian binary32 bytes of a list or tuple of floats and
+    ints, each rounded to nearest; None when an item is of another type, an
+    integer has no binary64 value, or a value is not finite once rounded."""
