@@ -364,3 +364,19 @@ def test_mutated_documents_decode_alike(data: st.DataObject) -> None:
     doc = data.draw(st.sampled_from([BASE, json.loads(RICH), json.loads(VECTOR)]))
     _same(mj, RECORD, _mutations(_text(doc), data.draw))
     _same(mm, RECORD, _mutations(mm.encode(doc), data.draw))
+
+
+def test_the_identifier_pattern_comes_from_the_field_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clean types leave out the pattern of identifiers: it is the one
+    the tables give, and any other pattern than "no control
+    character" is refused at import rather than left out."""
+    import re
+
+    from memorywire import _model as m
+
+    f = m.message(RECORD).fields["id"]
+    assert f.pattern is not None and _fast._no_control() == f.pattern.pattern == _fast._NO_CONTROL
+    for stricter in (r"^[^\u0000-\u001f\u007f:]+\Z", r"^[^\u0000-\u001f]+\Z", r"^[a-z]+\Z"):
+        monkeypatch.setattr(f, "pattern", re.compile(stricter))
+        with pytest.raises(AssertionError, match="is not just"):
+            _fast._no_control()

@@ -89,9 +89,26 @@ _TIMESTAMP = (
 _BASE64_FULL = rf"^(?:{_BASE64.pattern})\Z"
 _FLOAT_MAX = 1.7976931348623157e308
 
+
+def _no_control() -> str:
+    """The pattern of identifiers, as the field tables give it for the id of
+    a record: no control character. Where the scan of the bytes shows that
+    no string holds one, the types leave it out, so it must say just that:
+    checked here, so that a change of the tables cannot leave it stale."""
+    f = m.message("memorywire.v1.MemoryRecord").fields["id"]
+    assert f.pattern is not None
+    probes = [*map(chr, range(0x81)), "\u2028", "\ud7ff", "\ufffd", "\U0010ffff"]
+    says = all((f.pattern.match(c) is None) == (c < " " or c == "\x7f") for c in probes) \
+        and f.pattern.match("") is None and f.pattern.match("a" * 300) is not None \
+        and f.pattern.match("a\x00") is None and f.pattern.match("a\n") is None
+    if not says:
+        raise AssertionError(f"the identifier pattern {f.pattern.pattern!r} is not just \"no control character\"")
+    return f.pattern.pattern
+
+
 #: The pattern of identifiers: no control character. Where the scan of the
 #: bytes shows that no string holds one, the types leave it out.
-_NO_CONTROL = r"^[^\u0000-\u001f\u007f]+\Z"
+_NO_CONTROL = _no_control()
 
 # The rules that span fields which have a conservative test here; a type
 # that can hold a message with any other goes to the walkers whole.
