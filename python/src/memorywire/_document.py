@@ -28,6 +28,8 @@ def check_size(data: bytes, limits: Limits) -> None:
 
 def text_bytes(data: bytes | str, limits: Limits) -> bytes:
     """The UTF-8 bytes of a JSON text given as bytes or str, within the size limit."""
+    if type(data) is bytes and len(data) <= limits.max_document_bytes:
+        return data  # the common case: nothing to turn or refuse
     if isinstance(data, str):
         try:
             data = data.encode("utf-8")

@@ -219,8 +219,7 @@ class Decoder:
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
-        if type(data) is not bytes or len(data) > self.limits.max_document_bytes:
-            data = _document.text_bytes(data, self.limits)  # (bytes within the limit as they are)
+        data = _document.text_bytes(data, self.limits)
         if self._fast is not None:
             fast = self._decode_fast(data)
             if fast is not None:
