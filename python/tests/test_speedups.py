@@ -374,3 +374,17 @@ def test_the_fast_path_keeps_no_reference_on_any_outcome() -> None:
         refs = sys.getrefcount(data)
         assert _growth(fp, data) < 20_000, data
         assert sys.getrefcount(data) == refs
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x1f", "\x7f", None])
+def test_msgpack_scan_finds_a_control_character_at_any_place(control: str | None) -> None:
+    """Strings are read a word at a time, their last bytes too where the
+    data goes on: a control character at each place of strings of each
+    length, followed by nothing, by more strings or by other objects."""
+    for length in range(1, 20):
+        for at in range(length):
+            for other in ("é", "\x80", "\u2028", " ", "~"):
+                text = "a" * at + (control or other) + "b" * (length - at - 1)
+                for after in ([], ["x" * 10], [1] * 9, ["\x01"]):
+                    clean = control is None and after != ["\x01"]
+                    assert _speedups.msgpack_scan(msgpack.packb([text, *after])) == (0, 0, clean)

@@ -33,10 +33,16 @@ zero_bytes(uint64_t w)
  * bound where the byte order is not known: the byte loop goes on from it). */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_WORDS 1
 #define FIRST_ZERO_BYTE(found) (__builtin_ctzll(found) >> 3)
 #else
+#define LITTLE_ENDIAN_WORDS 0
 #define FIRST_ZERO_BYTE(found) 0
 #endif
+
+/* Nonzero when a byte of the word is a control character: below 0x20 or
+ * DEL (exact about whether any is). */
+#define HAS_CONTROL(w) ((((w) - ONES * 0x20) & ~(w) & HIGHS) | zero_bytes((w) ^ (ONES * 0x7f)))
 
 /* The scan of json_scan over n bytes at p: 1 with the members and whether
  * the text is clean, 0 when unsure. */
@@ -286,9 +292,21 @@ msgpack_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *member
             for (; end - c >= 8 && clean; c += 8) {
                 uint64_t w;
                 memcpy(&w, c, 8);
-                if (((w - ONES * 0x20) & ~w & HIGHS) | zero_bytes(w ^ (ONES * 0x7f)))
+                if (HAS_CONTROL(w))
                     clean = 0;
             }
+#if LITTLE_ENDIAN_WORDS
+            if (c < end && clean && (p + n) - c >= 8) {
+                /* The last bytes, read as a word within the data, the bytes
+                 * beyond them made 'A' (no control character). */
+                uint64_t w;
+                memcpy(&w, c, 8);
+                const uint64_t keep = (1ULL << (8 * (end - c))) - 1;
+                if (HAS_CONTROL((w & keep) | (ONES * 'A' & ~keep)))
+                    clean = 0;
+                c = end;
+            }
+#endif
             for (; c < end && clean; c++)
                 if (*c < 0x20 || *c == 0x7f)
                     clean = 0;
