@@ -444,3 +444,13 @@ def test_rules_that_span_fields_decode_alike(data: bytes) -> None:
     except MemorywireError:
         return
     _same(mm, RECORD, packed)
+
+
+def test_the_tests_of_rules_that_span_fields_read_known_members(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fast._check_special_tests()
+    for name, test in (("MediaPart", ("media", ("uri", "data", "file"))),
+                       ("MemoryRecord", ("record", ("lifecycle", "status", "removed", "kind")))):
+        monkeypatch.setitem(_fast._SPECIAL_TESTS, name, test)
+        with pytest.raises(AssertionError, match="not all of which"):
+            _fast._check_special_tests()
+        monkeypatch.undo()

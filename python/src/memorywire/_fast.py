@@ -133,6 +133,27 @@ _SPECIAL_TESTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Procedure": ("procedure", ("states", "initial_state", "current_state")),
 }
 
+
+
+def _check_special_tests() -> None:
+    """Each member a test reads is one of its message (and the deleted
+    status one of the statuses), so that a change of the tables cannot
+    leave a test reading nothing, and accepting what it should not."""
+    for name, (test, reads) in _SPECIAL_TESTS.items():
+        fields = m.message(name).fields
+        if test == "record":
+            lifecycle, status, deleted, kind = reads
+            inner = fields[lifecycle].message if lifecycle in fields else None
+            enum = inner.fields[status].enum if inner is not None and status in inner.fields else None
+            known = enum is not None and deleted in enum.by_json and kind in fields
+        else:
+            known = all(member in fields for member in reads)
+        if not known:
+            raise AssertionError(f"the test of {name} reads {reads}, not all of which the tables know")
+
+
+_check_special_tests()
+
 # The jobs of the walk of a member (the F_ kinds of memorywire._speedups).
 _F_NONE, _F_MESSAGE, _F_MESSAGES, _F_VALUE, _F_VALUES, _F_TIMESTAMP, _F_BYTES, _F_VECTOR = range(8)
 
