@@ -1,5 +1,5 @@
-"""The compiled part of memorywire: memorywire._speedups, the scans and counts
-of the typed fast path (memorywire._fast). It is optional: where it cannot be
+"""The compiled part of memorywire: memorywire._speedups, the typed fast path
+(memorywire._fast) in C. It is optional: where it cannot be
 built (no C compiler), the package installs without it and every document
 takes the walkers' path. Everything else is in pyproject.toml."""
 

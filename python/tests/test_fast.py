@@ -63,10 +63,10 @@ def _same(module: Any, type_name: str, data: bytes) -> None:
 def test_the_fast_path_serves_records() -> None:
     fast, pure = _decoders(mj, RECORD)
     assert fast._fast is not None
-    assert fast._decode_fast(json.dumps(BASE, separators=(",", ":")).encode()) == BASE
+    assert fast._fast(json.dumps(BASE, separators=(",", ":")).encode()) == BASE
     fast, pure = _decoders(mm, RECORD)
     assert fast._fast is not None
-    assert fast._decode_fast(mm.encode(BASE)) == BASE
+    assert fast._fast(mm.encode(BASE)) == BASE
 
 
 def _text(doc: Any) -> bytes:
@@ -109,7 +109,7 @@ CASES = [
     _text({**BASE, "kind": "fact"}),
     _text({**BASE, "lifecycle": {"status": "deleted"}}),
     _text({**BASE, "message": {"role": "user", "content": [{}]}}),
-    _text({**BASE, "message": {"role": "user", "content": [{"media": {"mime_type": "image/png"}}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"image": {"mime_type": "image/png"}}]}}),
     _text({**BASE, "message": {"role": "user", "name": "x" * 257}}),
     _text({**BASE, "embeddings": [{"values": [0.5, 1], "dimensions": 3}]}),
     _text({**BASE, "embeddings": [{"values": [0.5, 1e39]}]}),
@@ -227,17 +227,17 @@ def test_the_fast_path_serves_what_it_can_vouch_for() -> None:
     leaves to the walkers."""
     spaced = json.dumps({**BASE, "tags": ['a" :b', "c\\"]}, indent=2).encode()
     fast, pure = _decoders(mj, RECORD)
-    got = fast._decode_fast(spaced)
+    got = fast._fast(spaced)
     assert got is not None and got == pure.decode(spaced)
     fast, _pure = _decoders(mj, RECORD)
     for data in (spaced[:-1] + b',"id" : "r2"}', _text({**BASE, "scope": {"tenant": "t", "x": 1}})):
-        assert fast._decode_fast(data) is None
+        assert fast._fast(data) is None
     fast, _pure = _decoders(mm, RECORD)
     raw = msgpack.unpackb(mm.encode(BASE), timestamp=0)
     for extra, served in (({}, True), ({"novel": 1}, False)):
         # The canonical bytes, and the same with an unknown key in its place.
         data = msgpack.packb(dict(sorted({**raw, **extra}.items())), use_bin_type=True)
-        assert (fast._decode_fast(data) is not None) is served
+        assert (fast._fast(data) is not None) is served
 
 
 def test_the_fast_path_serves_rich_records() -> None:
@@ -248,11 +248,11 @@ def test_the_fast_path_serves_rich_records() -> None:
     assert len(doc) > 15
     for module, data in ((mj, RICH), (mm, mm.encode(doc))):
         fast, pure = _decoders(module, RECORD)
-        got = fast._decode_fast(data)
+        got = fast._fast(data)
         assert got is not None and got == doc
         assert _outcome(fast, data) == _outcome(pure, data)
     fast, _pure = _decoders(mj, RECORD)
-    got = fast._decode_fast(INTEGER_IN_FLOAT)
+    got = fast._fast(INTEGER_IN_FLOAT)
     assert got is not None and type(got["lifecycle"]["importance"]) is int
 
 
@@ -305,7 +305,7 @@ def test_the_fast_path_serves_vectors() -> None:
                           {"values": [1.0], "dimensions": 1, "model": "n"}]}
     del doc["message"]
     for data in (_text(doc), json.dumps(doc, indent=3).encode()):
-        got = fast._decode_fast(data)
+        got = fast._fast(data)
         assert got == doc and got == pure.decode(data)
         assert got is not None
         got_values = got["embeddings"][0]["values"]
@@ -324,7 +324,7 @@ def test_the_fast_path_serves_vectors() -> None:
                  text.replace(b'"values":[1.0],"dimensions":1', b'"values":[[1.0]],"dimensions":1'),
                  text.replace(b'"dimensions":6', b'"dimensions":5')):
         assert data != text
-        assert fast._decode_fast(data) is None
+        assert fast._fast(data) is None
         _same(mj, RECORD, data)
 
 
@@ -364,3 +364,93 @@ def test_mutated_documents_decode_alike(data: st.DataObject) -> None:
     doc = data.draw(st.sampled_from([BASE, json.loads(RICH), json.loads(VECTOR)]))
     _same(mj, RECORD, _mutations(_text(doc), data.draw))
     _same(mm, RECORD, _mutations(mm.encode(doc), data.draw))
+
+
+def test_the_identifier_pattern_comes_from_the_field_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clean types leave out the pattern of identifiers: it is the one
+    the tables give, and any other pattern than "no control
+    character" is refused at import rather than left out."""
+    import re
+
+    from memorywire import _model as m
+
+    f = m.message(RECORD).fields["id"]
+    assert f.pattern is not None and _fast._no_control() == f.pattern.pattern == _fast._NO_CONTROL
+    for stricter in (r"^[^\u0000-\u001f\u007f:]+\Z", r"^[^\u0000-\u001f]+\Z", r"^[a-z]+\Z"):
+        monkeypatch.setattr(f, "pattern", re.compile(stricter))
+        with pytest.raises(AssertionError, match="is not just"):
+            _fast._no_control()
+
+
+def test_every_prefix_decodes_alike() -> None:
+    """Each prefix of a rich record, in both encodings, and the JSON text
+    as str: the fast path accepts only what the walkers accept."""
+    doc = json.loads(RICH)
+    for module, data in ((mj, RICH), (mm, mm.encode(doc))):
+        fast, pure = _decoders(module, RECORD)
+        for end in range(len(data) + 1):
+            assert _outcome(fast, data[:end]) == _outcome(pure, data[:end])
+    fast, pure = _decoders(mj, RECORD)
+    text = RICH.decode()
+    for data in (text, text.replace('"k"', '"k\ud800"'), text.replace('"r1"', '"r1\\u0001"'), text[:-1]):
+        assert _outcome(fast, data) == _outcome(pure, data)  # type: ignore[arg-type]
+    assert fast._fast(text) == doc
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.binary(max_size=300))
+def test_random_bytes_decode_alike(data: bytes) -> None:
+    _same(mj, RECORD, data)
+    _same(mm, RECORD, data)
+    _same(mj, RECORD, b'{"specversion":"1.0",' + data)
+    _same(mm, RECORD, b"\x85\xabspecversion\xa31.0" + data)
+
+
+def _payload(kind: str, payload: dict[str, Any]) -> bytes:
+    doc = {k: v for k, v in BASE.items() if k != "message"}
+    return _text({**doc, "kind": kind, kind: payload})
+
+
+#: The tests of rules that span fields, met and not.
+SPANNING = [
+    _payload("tool_result", {"call_id": "c", "output": "o"}),
+    _payload("tool_result", {"call_id": "c", "output_parts": [{"text": {"text": "t"}}]}),
+    _payload("tool_result", {"call_id": "c", "output": "o", "output_parts": [{"text": {"text": "t"}}]}),
+    _payload("tool_result", {"call_id": "c", "output": "", "output_parts": []}),
+    _payload("procedure", {"name": "p", "states": ["a", "b"], "initial_state": "a", "current_state": "b"}),
+    _payload("procedure", {"name": "p", "states": ["a", "b"], "initial_state": "c"}),
+    _payload("procedure", {"name": "p", "states": ["a"], "current_state": "c"}),
+    _payload("procedure", {"name": "p", "initial_state": "c"}),
+    _payload("procedure", {"name": "p", "states": ["a"], "initial_state": ""}),
+    _text({**BASE, "message": {"role": "user", "content": [{"image": {"uri": "https://x.example/a.png"}}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"image": {"file_id": "f"}}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"image": {"data": "AAEC"}}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"image": {"uri": ""}}]}}),
+    _text({**BASE, "message": {"role": "user", "content": [{"text": {"text": "a"}, "image": {"file_id": "f"}}]}}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 1], "dimensions": 2, "model": "m"}]}),
+    _text({**BASE, "embeddings": [{"values": [0.5, 1], "dimensions": 1, "model": "m"}]}),
+    _text({**BASE, "embeddings": [{"dimensions": 70000, "model": "m"}]}),
+    _text({**BASE, "lifecycle": {"status": "active"}}),
+]
+
+
+@pytest.mark.parametrize("data", SPANNING, ids=range(len(SPANNING)))
+def test_rules_that_span_fields_decode_alike(data: bytes) -> None:
+    _same(mj, RECORD, data)
+    doc = json.loads(data)
+    _same(mm, RECORD, msgpack.packb(doc, use_bin_type=True))
+    try:
+        packed = mm.encode(doc)
+    except MemorywireError:
+        return
+    _same(mm, RECORD, packed)
+
+
+def test_the_tests_of_rules_that_span_fields_read_known_members(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fast._check_special_tests()
+    for name, test in (("MediaPart", ("media", ("uri", "data", "file"))),
+                       ("MemoryRecord", ("record", ("lifecycle", "status", "removed", "kind")))):
+        monkeypatch.setitem(_fast._SPECIAL_TESTS, name, test)
+        with pytest.raises(AssertionError, match="not all of which"):
+            _fast._check_special_tests()
+        monkeypatch.undo()

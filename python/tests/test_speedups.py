@@ -10,10 +10,12 @@ extension the codec takes the walkers alone, with the same results.
 from __future__ import annotations
 
 import datetime
+import gc
 import json
 import struct
 import subprocess
 import sys
+import tracemalloc
 from typing import Any
 
 import msgpack
@@ -84,7 +86,7 @@ def _valid_scan(got: Any) -> None:
     (b'{"a":-0.0,"b":-0e5,"c":-0E1,"d":-01}', (4, True)), (b'{"a":"-0","b":10,"c":-10}', (3, True)),
     (b'{"a:b":"c:d","e":"\\":"}', (2, False)), (b'{"k\\u0061":1}', None), (b'{"k\\\\":1}', None),
     (b'{"a":"\\\\","b":"x\\"y"}', (2, False)), (b'{"a":"x\x7f"}', (1, False)), (b'{"a":"\xc3\xa9"}', (1, True)),
-    (b'"\\', (0, True)), (b'"\\"', (0, False)), (b'{"a"', (0, True)), (b"", (0, True)),
+    (b'"\\', (0, False)), (b'"\\"', (0, False)), (b'{"a"', (0, True)), (b"", (0, True)),
 ])
 def test_json_scan_refuses_what_it_cannot_vouch_for(text: bytes, expected: Any) -> None:
     assert _speedups.json_scan(text) == expected
@@ -210,7 +212,7 @@ def test_without_the_extension_the_codec_takes_the_walkers() -> None:
     text = json.dumps(doc).encode()
     packed = mm.encode(doc)
     assert _fast.ENABLED
-    assert mj.Decoder()._decode_fast(text) == doc and mm.Decoder()._decode_fast(packed) == doc
+    assert mj.Decoder()._fast(text) == doc and mm.Decoder()._fast(packed) == doc
     script = (
         "import sys\n"
         "sys.modules['memorywire._speedups'] = None  # its import fails, as where it was not built\n"
@@ -284,3 +286,151 @@ def test_float32_le_takes_only_lists_and_tuples() -> None:
     assert _speedups.float32_le(Values([1.0])) is None
     assert _speedups.float32_le(iter([1.0])) is None
     assert _speedups.float32_le(b"abcd") is None
+def _path(decode: Any, fields: list[Any], messages: list[Any], **kw: Any) -> Any:
+    """A fast path of hand-made tables over any decoder: depth at most 3,
+    4 items, 4 characters, 8 dimensions; ValueError sends to the walkers."""
+    return _speedups.FastPath(kw.get("msgpack", False), decode, decode, (ValueError,), fields, messages,
+                              kw.get("top", 0), kw.get("limits", (1000, 3, 4, 4, 8)),
+                              (lambda raw: True, lambda raw: list(struct.unpack(f"<{len(raw) // 4}f", raw)),
+                               lambda raw: raw.hex()))
+
+
+def test_the_walk_holds_oneofs_and_values_whatever_the_member_names() -> None:
+    """A oneof of exactly one member and a Value, read by json.loads, which
+    gives new member names each time: more than the walk keeps by identity,
+    which then looks each up by value."""
+    fields = [(0, 0, 0, 0, 0), (0, 0, 0, 0, 0), (3, 0, 0, 0, -1)]  # o1 and o2 of a oneof; v a Value
+    fp = _path(json.loads, fields, [({"o1": 0, "o2": 1, "v": 2}, (True,), None, ())])
+    cases = (({"o1": 1}, True), ({"o1": 1, "o2": 2}, False), ({}, False), ({"o2": 1, "v": [1, {"a": 2}]}, True),
+             ({"o2": 1, "v": "abcde"}, False), ({"o2": 1, "v": [[1]]}, True), ({"o2": 1, "v": [[[1]]]}, False),
+             ({"o2": 1, "v": 2**63}, False))
+    for n in range(200):
+        extra = {f"k{n}_{j}": j for j in range(3)}
+        for doc, ok in cases:
+            text = json.dumps({**extra, **doc}).encode()
+            got = fp(text)
+            assert (got is not None) is ok and (got is None or got == json.loads(text))
+    # The members of the bytes and of the tree differ: a repeated member.
+    assert fp(b'{"o1":1,"o1":2}') is None and fp(b'{"o1":1,"k":2}') == {"o1": 1, "k": 2}
+
+
+def test_the_walk_descends_into_messages() -> None:
+    """A message of a message and a list of them, each walked at its depth,
+    and the test of a record: live, the payload its kind names."""
+    fields = [(1, 1, 0, 0, -1), (2, 1, 0, 0, -1), (3, 0, 0, 0, -1)]
+    messages = [({"one": 0, "many": 1, "lifecycle": 0}, (), "record", ("lifecycle", "status", "deleted", "kind")),
+                ({"v": 2}, (), None, ())]
+    fp = _path(json.loads, fields, messages)
+    good = {"kind": "one", "one": {"v": [1]}, "many": [{"v": 1}, {}]}
+    assert fp(json.dumps(good).encode()) == good
+    for bad in ({**good, "kind": "two"}, {**good, "lifecycle": {"status": "deleted"}},
+                {**good, "one": {"v": [[1]]}}, {**good, "many": [{"v": [1]}]}, {**good, "one": []}):
+        assert fp(json.dumps(bad).encode()) is None
+    assert fp(json.dumps({**good, "lifecycle": {"status": "active"}}).encode()) is not None
+    # A member the tables give no job has its members uncounted: the counts differ.
+    assert fp(json.dumps({**good, "other": {"status": "active"}}).encode()) is None
+
+
+def test_errors_of_the_decoder_send_to_the_walkers_or_rise() -> None:
+    def refuse(data: bytes) -> Any:
+        raise ValueError("not for the fast path")
+
+    def fail(data: bytes) -> Any:
+        raise KeyError("a fault")
+
+    assert _path(refuse, [], [({}, (), None, ())])(b"{}") is None
+    with pytest.raises(KeyError):
+        _path(fail, [], [({}, (), None, ())])(b"{}")
+    fp = _path(json.loads, [], [({}, (), None, ())])
+    assert fp(b"{}") == {} and fp("{}") == {} and fp("{\"\ud800\":1}") is None
+    assert fp(b"[]") is None and fp(bytearray(b"{}")) is None and fp(b"{}" + b" " * 1000) is None  # beyond the size
+    with pytest.raises(TypeError):
+        fp()
+
+
+@pytest.mark.parametrize(("fields", "messages", "top"), [
+    ([], [], 0),  # no top message
+    ([(9, 0, 0, 0, -1)], [({"a": 0}, (), None, ())], 0),  # an unknown kind
+    ([(1, 5, 0, 0, -1)], [({"a": 0}, (), None, ())], 0),  # a message beyond the table
+    ([(0, 0, 0, 0, 0)], [({"a": 1}, (True,), None, ())], 0),  # a field beyond the table
+    ([(0, 0, 0, 0, 1)], [({"a": 0}, (True,), None, ())], 0),  # a oneof beyond the message's
+    ([(0, 0, 0, 0, -2)], [({"a": 0}, (), None, ())], 0),
+    ([(0, 0, 0, 0, 40)], [({"a": 0}, (True,) * 41, None, ())], 0),  # too many oneofs
+    ([[0, 0, 0, 0, -1]], [({"a": 0}, (), None, ())], 0),  # a field that is no tuple
+    ([], [[{}, (), None, ()]], 0),
+    ([], [({1: 0}, (), None, ())], 0),  # a member name that is no str
+    ([], [({}, (1,), None, ())], 0),  # a oneof flag that is no bool
+    ([], [({}, (), "unknown", ())], 0),  # an unknown test
+    ([], [({}, (), "record", ("a",))], 0),  # a test of too few members
+    ([], [({}, (), "media", ())], 0),
+    ([], [({}, (), None, (1,))], 0),
+    ([], [({}, (), None, ())], 1),
+])
+def test_malformed_tables_are_refused(fields: list[Any], messages: list[Any], top: int) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        _path(json.loads, fields, messages, top=top)
+
+
+def test_msgpack_values_take_the_form_of_the_walkers() -> None:
+    """Timestamps, bytes and vectors, given as the walkers give them: the
+    datetimes counted against the bytes' timestamps."""
+    fields = [(5, 0, 0, 0, -1), (6, 0, 0, 0, -1), (7, 0, 1, 2, -1)]
+    decode = msgspec.msgpack.Decoder().decode
+    fp = _path(decode, fields, [({"t": 0, "b": 1, "f": 2}, (), None, ())], msgpack=True)
+    at = msgpack.Timestamp(5, 120_000_000)
+    doc = {"t": at, "b": [b"\x01", b"\x02\x03"], "f": struct.pack("<2f", 0.5, 1)}
+    assert fp(msgpack.packb(doc)) == {"t": _timestamp.format(5, 120_000_000), "b": ["01", "0203"], "f": [0.5, 1.0]}
+    assert fp(msgpack.packb({"t": [at, at]})) == {"t": [_timestamp.format(5, 120_000_000)] * 2}
+    for bad in ({"t": "1970-01-01T00:00:05Z"}, {"f": b"\x00" * 12}, {"f": b""}, {"f": b"\x00" * 5}, {"t": [at, 1]},
+                {"b": [b"\x01", "x"]}, {"b": "x"}):
+        assert fp(msgpack.packb(bad)) is None
+
+
+def _growth(call: Any, arg: Any) -> int:
+    """How many bytes of memory 2000 more calls keep."""
+    for _ in range(200):
+        call(arg)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(2000):
+            call(arg)
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before  # type: ignore[no-any-return]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_fast_path_keeps_no_reference_on_any_outcome() -> None:
+    """Accepted, refused by the scan, by the decoder, by the walk or by the
+    counts, given as str or as a lone surrogate: nothing stays behind."""
+    import memorywire.json as mj
+    import memorywire.msgpack as mm
+
+    doc = {"specversion": "1.0", "id": "r1", "kind": "fact", "created_at": "2026-05-09T10:00:00.123Z",
+           "fact": {"text": "f"}, "metadata": {"a": [1, -0.5]}}
+    text = json.dumps(doc).encode()
+    jf, mf = mj.Decoder()._fast, mm.Decoder()._fast
+    packed = mm.encode(doc)
+    for fp, data in ((jf, text), (jf, text.decode()), (jf, text.replace(b"-0.5", b"-0")), (jf, text[:-1]),
+                     (jf, text.replace(b'"fact"}', b'"message"}')), (jf, text[:-1] + b',"id":"r2"}'),
+                     (jf, text.decode().replace("r1", "\ud800")), (mf, packed), (mf, packed[:-1]),
+                     (mf, bytes([packed[0] + 1]) + packed[1:] + b"\xa2id\xa2r9")):
+        refs = sys.getrefcount(data)
+        assert _growth(fp, data) < 20_000, data
+        assert sys.getrefcount(data) == refs
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x1f", "\x7f", None])
+def test_msgpack_scan_finds_a_control_character_at_any_place(control: str | None) -> None:
+    """Strings are read a word at a time, their last bytes too where the
+    data goes on: a control character at each place of strings of each
+    length, followed by nothing, by more strings or by other objects."""
+    for length in range(1, 20):
+        for at in range(length):
+            for other in ("é", "\x80", "\u2028", " ", "~"):
+                text = "a" * at + (control or other) + "b" * (length - at - 1)
+                for after in ([], ["x" * 10], [1] * 9, ["\x01"]):
+                    clean = control is None and after != ["\x01"]
+                    assert _speedups.msgpack_scan(msgpack.packb([text, *after])) == (0, 0, clean)

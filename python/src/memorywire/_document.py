@@ -28,6 +28,8 @@ def check_size(data: bytes, limits: Limits) -> None:
 
 def text_bytes(data: bytes | str, limits: Limits) -> bytes:
     """The UTF-8 bytes of a JSON text given as bytes or str, within the size limit."""
+    if type(data) is bytes and len(data) <= limits.max_document_bytes:
+        return data  # the common case: nothing to turn or refuse
     if isinstance(data, str):
         try:
             data = data.encode("utf-8")
@@ -113,15 +115,16 @@ class Codecs:
 
     def __init__(self, decoder: Any, encoder: Any) -> None:
         self._decoder_class, self._encoder_class = decoder, encoder
-        self._decoders: dict[str, Any] = {}
+        #: The decoder of each message type under the default limits.
+        self.decoders: dict[str, Any] = {}
         self._encoders: dict[str, Any] = {}
 
     def decoder(self, type_name: str, limits: Limits | None = None) -> Any:
         if limits is not None:
             return self._decoder_class(type_name, limits=limits)
-        dec = self._decoders.get(type_name)
+        dec = self.decoders.get(type_name)
         if dec is None:
-            dec = self._decoders[type_name] = self._decoder_class(type_name)
+            dec = self.decoders[type_name] = self._decoder_class(type_name)
         return dec
 
     def encoder(self, type_name: str) -> Any:

@@ -6,36 +6,41 @@ exact types, enum names, patterns and formats, lengths, counts, ranges,
 required fields, the resource limits and the nesting depth (one type per
 message type and depth, so that recursive messages end at the depth
 limit). msgspec checks a document against them in C and gives it as plain
-dicts and lists. The rules it cannot state run in a generated check that
-visits only the members they name: oneofs, the values of ``Value`` and map
-fields (:func:`memorywire._speedups.value_ok`), and the rules of
-:mod:`memorywire._rules` that span fields, each as a conservative test.
+dicts and lists. The rules it cannot state are held by one walk of the
+decoded tree in C (:class:`memorywire._speedups.FastPath`), led by tables
+this module derives from the field tables: for each message, the members
+the walk has a job for (a nested message, a ``Value`` or map field, the
+member of a oneof, in MessagePack a timestamp, bytes or a float32 vector).
+It visits only those: oneofs, the values of ``Value`` and map fields, and
+the rules of :mod:`memorywire._rules` that span fields, each as a
+conservative test (``_SPECIAL_TESTS``).
 
 The fast path only ever *accepts*. Every type is at least as strict as the
-rules, so a document msgspec accepts and the check passes is valid; a
+rules, so a document msgspec accepts and the walk passes is valid; a
 document it refuses, or that holds anything the types cannot judge, goes to
 the walkers of :mod:`memorywire._compiled`, which find its exact error or
 accept it. A ``TypedDict`` passes over unknown members and keeps the last
-of repeated ones, so the compiled scans of :mod:`memorywire._speedups` count
-the members of the bytes (JSON: colons outside strings; MessagePack: map
-entries) and of the decoded tree: a document that lost a member shows as a
-difference. The scans also send to the walkers the JSON token ``-0`` (read
-as -0.0 in a float field), a member name with an escape, a MessagePack map
-key that is not a string, an extension other than a timestamp, a timestamp
-that is not whole microseconds, and a timestamp field that msgspec read
-from a string (the tree holds more datetimes than the bytes timestamps).
-Documents of a newer minor version, a calendar date beyond the 28th of
-February, or a limit other than the default's take the walkers too. Where
-the scans show that no string of a document holds a control character (in
-JSON: no escape and no DEL byte, as the parser refuses the others raw), a
-second set of types leaves out the pattern of identifiers that says just
-that, which Python's ``re`` would otherwise run on each.
+of repeated ones, so the same call scans the bytes and counts their
+members (JSON: colons outside strings; MessagePack: map entries), and the
+walk counts those of the decoded tree: a document that lost a member shows
+as a difference. The scan also sends to the walkers the JSON token ``-0``
+(read as -0.0 in a float field), a member name with an escape, a
+MessagePack map key that is not a string, an extension other than a
+timestamp, a timestamp that is not whole microseconds, and a timestamp
+field that msgspec read from a string (the tree holds more datetimes than
+the bytes timestamps). Documents of a newer minor version, a calendar date
+beyond the 28th of February, or a limit other than the default's take the
+walkers too. Where the scan shows that no string of a document holds a
+control character (in JSON: no escape and no DEL byte, as the parser
+refuses the others raw), a second set of types leaves out the pattern of
+identifiers that says just that, which Python's ``re`` would otherwise run
+on each.
 
 The document is the decoded tree itself: the values the walkers would
 return (in JSON an integer in a float field stays an integer), members in
-the order of the bytes. In MessagePack the check also gives bytes their
-base64 text and float32 vectors the form of lists the walkers give, and
-the count of the tree gives timestamps their canonical spelling.
+the order of the bytes. In MessagePack the walk also gives bytes their
+base64 text, float32 vectors the form of lists the walkers give, and
+timestamps their canonical spelling.
 
 msgspec is a dependency of the package; memorywire._speedups is built from
 C at install time where a compiler is present. With ``MEMORYWIRE_PURE=1``
@@ -88,30 +93,73 @@ _TIMESTAMP = (
 _BASE64_FULL = rf"^(?:{_BASE64.pattern})\Z"
 _FLOAT_MAX = 1.7976931348623157e308
 
+
+def _no_control() -> str:
+    """The pattern of identifiers, as the field tables give it for the id of
+    a record: no control character. Where the scan of the bytes shows that
+    no string holds one, the types leave it out, so it must say just that:
+    checked here, so that a change of the tables cannot leave it stale."""
+    f = m.message("memorywire.v1.MemoryRecord").fields["id"]
+    assert f.pattern is not None
+    probes = [*map(chr, range(0x81)), "\u2028", "\ud7ff", "\ufffd", "\U0010ffff"]
+    says = all((f.pattern.match(c) is None) == (c < " " or c == "\x7f") for c in probes) \
+        and f.pattern.match("") is None and f.pattern.match("a" * 300) is not None \
+        and f.pattern.match("a\x00") is None and f.pattern.match("a\n") is None
+    if not says:
+        raise AssertionError(f"the identifier pattern {f.pattern.pattern!r} is not just \"no control character\"")
+    return f.pattern.pattern
+
+
 #: The pattern of identifiers: no control character. Where the scan of the
 #: bytes shows that no string holds one, the types leave it out.
-_NO_CONTROL = r"^[^\u0000-\u001f\u007f]+\Z"
+_NO_CONTROL = _no_control()
 
-# The rules that span fields which have a conservative test here; a type
-# that can hold a message with any other goes to the walkers whole.
-_SPECIAL_TESTS = {"MemoryRecord", "MediaPart", "ToolResult", "Embedding", "Procedure"}
+#: The rules that span fields which have a conservative test in the walk of
+#: memorywire._speedups.FastPath: the test and the members it reads. A type
+#: that can hold a message with any other goes to the walkers whole.
+#:
+#: - record: a live record (its lifecycle's status is not the deleted one)
+#:   whose payload is the member its kind names;
+#: - media: one of the members is set to something true;
+#: - tool_result: not both an output and output parts;
+#: - embedding: the dimensions within the limit and as many as the values;
+#: - procedure: the states named by the other members are among the states.
+_SPECIAL_TESTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "MemoryRecord": ("record", ("lifecycle", "status", "deleted", "kind")),
+    "MediaPart": ("media", ("uri", "data", "file_id")),
+    "ToolResult": ("tool_result", ("output", "output_parts")),
+    "Embedding": ("embedding", ("dimensions", "values")),
+    "Procedure": ("procedure", ("states", "initial_state", "current_state")),
+}
 
 
-class FastDecoder:
-    """The typed decoder of one message type in one encoding, and the check
-    of the rules its types leave out (None where there is none)."""
 
-    def __init__(self, decoder: Any, clean: Any, check: Any) -> None:
-        self.decode = decoder.decode
-        #: The decoder of a document none of whose strings holds a control
-        #: character, which need not test their absence again.
-        self.decode_clean = clean.decode
-        self.check = check
+def _check_special_tests() -> None:
+    """Each member a test reads is one of its message (and the deleted
+    status one of the statuses), so that a change of the tables cannot
+    leave a test reading nothing, and accepting what it should not."""
+    for name, (test, reads) in _SPECIAL_TESTS.items():
+        fields = m.message(name).fields
+        if test == "record":
+            lifecycle, status, deleted, kind = reads
+            inner = fields[lifecycle].message if lifecycle in fields else None
+            enum = inner.fields[status].enum if inner is not None and status in inner.fields else None
+            known = enum is not None and deleted in enum.by_json and kind in fields
+        else:
+            known = all(member in fields for member in reads)
+        if not known:
+            raise AssertionError(f"the test of {name} reads {reads}, not all of which the tables know")
+
+
+_check_special_tests()
+
+# The jobs of the walk of a member (the F_ kinds of memorywire._speedups).
+_F_NONE, _F_MESSAGE, _F_MESSAGES, _F_VALUE, _F_VALUES, _F_TIMESTAMP, _F_BYTES, _F_VECTOR = range(8)
 
 
 class _Builder:
     """The TypedDict types of one encoding ("json" or "msgpack") under one
-    set of limits, and the source of their checks."""
+    set of limits."""
 
     def __init__(self, form: str, limits: Limits, *, clean: bool = False) -> None:
         assert msgspec is not None
@@ -122,10 +170,6 @@ class _Builder:
         self.max_items = limits.max_items
         self.max_chars = limits.max_string_bytes // 4
         self.classes: dict[tuple[str, int, bool], Any] = {}
-        #: The name of the check function of each type that has one.
-        self.checks: dict[tuple[str, int, bool], str] = {}
-        self.source: list[str] = []
-        self.constants: dict[str, Any] = {}
         self.never = self._never()
 
     def _never(self) -> Any:
@@ -146,16 +190,9 @@ class _Builder:
             cls = self.classes[key] = self._make(info, depth, top)
         return cls
 
-    def check_of(self, info: m.MessageInfo, depth: int, top: bool = False) -> str | None:
-        """The name of the check of a type struct() has built, if it has one."""
-        return self.checks.get((info.name, depth, top))
-
     def _make(self, info: m.MessageInfo, depth: int, top: bool) -> Any:
         fields: dict[str, Any] = {}
         required: set[str] = set()
-        lines: list[str] = []
-        fixes: list[str] = []  # run after the tests, which read the values as decoded
-        checked: set[str] = set()  # the members the lines test
         for f in info.ordered:
             if f.name == "specversion" and (top or info.name == "MemoryRecord"):
                 # A document's own is this reader's version (other versions take
@@ -168,98 +205,32 @@ class _Builder:
                 else:
                     fields[f.name] = Literal[""]
                 continue
-            before = len(lines)
-            fields[f.name] = self._field_type(f, depth, lines, fixes)
-            if len(lines) > before:
-                checked.add(f.name)
+            fields[f.name] = self._field_type(f, depth)
             if f.required:
                 required.add(f.name)
-        if len(checked) > 1:
-            # One test in C spares those of a message that holds none of them.
-            name = f"MEMBERS_{info.name}_{self.form}_{depth}"
-            self.constants[name] = frozenset(checked)
-            lines[:] = [f"if not {name}.isdisjoint(d):", *(f"    {line}" for line in lines)]
-        for oneof, members in info.oneofs.items():
-            # How many members are present: one count in C over the keys.
-            name = f"ONEOF_{info.name}_{oneof}"
-            self.constants[name] = frozenset(members)
-            exactly = (info.name, oneof) in _EXACTLY_ONE
-            lines.append(f"if len({name}.intersection(d)) {'!=' if exactly else '>'} 1: return False")
-        if info.name in _SPECIAL_TESTS:
-            lines.append(f"if not SPECIAL_{info.name}(d): return False")
-        lines.extend(fixes)
         name = f"{info.name}_{self.form}_{depth}{'_top' if top else ''}"
         cls: Any = typing.TypedDict(name, fields, total=False)  # type: ignore[misc]
         cls.__required_keys__ = frozenset(required)
         cls.__optional_keys__ = frozenset(fields.keys() - required)
-        if lines:
-            self.checks[(info.name, depth, top)] = f"check_{name}"
-            self.source.append(f"def check_{name}(d):")
-            self.source.extend(f"    {line}" for line in lines)
-            self.source.append("    return True")
         return cls
 
-    def check(self, info: m.MessageInfo) -> Any:
-        """The check of the top-level type of a message, or None."""
-        name = self.check_of(info, 1, top=True)
-        if name is None:
-            return None
-        scope: dict[str, Any] = {
-            "value_ok": _speedups.value_ok if _speedups else None, "vector_finite": vector_finite,
-            "vector": _codec._vector, "b64": _base64_text,
-            "MAX_DEPTH": self.max_depth, "MAX_ITEMS": self.max_items, "MAX_CHARS": self.max_chars,
-            "SPECIAL_MemoryRecord": _record, "SPECIAL_MediaPart": _media, "SPECIAL_ToolResult": _tool_result,
-            "SPECIAL_Embedding": self._embedding_test(), "SPECIAL_Procedure": _procedure, **self.constants,
-        }
-        exec(compile("\n".join(self.source), "<memorywire._fast>", "exec"), scope)  # noqa: S102 - from the field tables
-        return scope[name]
-
-    def _embedding_test(self) -> Any:
-        max_dimensions = self.limits.max_dimensions
-        per_value = 4 if self.form == "msgpack" else 1
-
-        def test(d: dict[str, Any]) -> bool:
-            dims = d.get("dimensions")
-            if dims is None:
-                return True
-            if dims > max_dimensions:
-                return False
-            values = d.get("values")
-            return values is None or dims == len(values) // per_value
-
-        return test
-
-    def _field_type(self, f: m.FieldInfo, depth: int, lines: list[str], fixes: list[str]) -> Any:
-        lim = self.limits
-        key = f.name
+    def _field_type(self, f: m.FieldInfo, depth: int) -> Any:
         if f.is_map:
             kind: Any = str
             if f.key_pattern is not None:
                 kind = Annotated[str, msgspec.Meta(pattern=f.key_pattern.pattern)]
-            lines.append(f"if {key!r} in d and not value_ok(d[{key!r}], {depth + 1}, "
-                         "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): return False")
             return Annotated[dict[kind, Any], self._count(f, depth + 1)]
         if f.repeated:
             if depth + 1 > self.max_depth:
                 return self.never
             if f.kind == m.FLOAT32 and self.form == "msgpack":
-                # Little-endian binary32 values in a bin: whole, finite, within
-                # the counts; given as the walkers give them.
-                most = min(lim.max_items, f.max_items if f.max_items is not None else lim.max_items)
-                least = 1 if f.required else 0
-                lines.append(f"v = d.get({key!r})")
-                lines.append(f"if v is not None and (len(v) % 4 or not {least} <= len(v) // 4 <= {most} "
-                             "or not vector_finite(v)): return False")
-                self._convert(key, "vector", False, fixes)
+                # Little-endian binary32 values in a bin, which the walk judges.
                 return bytes
             if f.kind == m.VALUE:
-                # An element of a repeated Value is never null.
-                lines.append(f"if {key!r} in d and (None in d[{key!r}] or not value_ok(d[{key!r}], {depth + 1}, "
-                             "MAX_DEPTH, MAX_ITEMS, MAX_CHARS)): return False")
                 return Annotated[list[Any], self._count(f, depth + 1)]
-            item = self._single(f, depth + 2, lines, fixes, item=True)
+            item = self._single(f, depth + 2, item=True)
             return Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
-        return self._single(f, depth + 1, lines, fixes, item=False)
+        return self._single(f, depth + 1, item=False)
 
     def _number(self, real: Any, lo: float, hi: float) -> Any:
         """A number of a float field. MessagePack has one form of it (the
@@ -277,11 +248,10 @@ class _Builder:
         most = min(self.max_items, f.max_items) if f.max_items is not None else self.max_items
         return msgspec.Meta(min_length=1 if f.required else None, max_length=most)
 
-    def _single(self, f: m.FieldInfo, depth: int, lines: list[str], fixes: list[str], *, item: bool) -> Any:
+    def _single(self, f: m.FieldInfo, depth: int, *, item: bool) -> Any:
         assert msgspec is not None
         Meta = msgspec.Meta
         k = f.kind
-        key = f.name
         if k == m.STRING:
             least = f.min_length
             if f.required and not item:
@@ -295,15 +265,7 @@ class _Builder:
             return Annotated[str, Meta(min_length=least, max_length=most, pattern=pattern)]
         if k == m.MESSAGE:
             assert f.message is not None
-            t = self.struct(f.message, depth)
-            check = self.check_of(f.message, depth)
-            if check is not None:
-                if item:
-                    lines.append(f"for x in d.get({key!r}, ()):")
-                    lines.append(f"    if not {check}(x): return False")
-                else:
-                    lines.append(f"if {key!r} in d and not {check}(d[{key!r}]): return False")
-            return t
+            return self.struct(f.message, depth)
         if k == m.ENUM:
             assert f.enum is not None
             return Literal[tuple(f.enum.by_json)]
@@ -331,54 +293,15 @@ class _Builder:
         if k == m.BYTES:
             least = 1 if f.required and not item else None
             if self.form == "msgpack":
-                self._convert(key, "b64", item, fixes)
                 return Annotated[bytes, Meta(min_length=least, max_length=self.limits.max_document_bytes)]
             return Annotated[str, Meta(pattern=_BASE64_FULL, min_length=least, max_length=self.max_chars)]
         if k == m.VALUE:
-            lines.append(f"if {key!r} in d and not value_ok(d[{key!r}], {depth}, "
-                         "MAX_DEPTH, MAX_ITEMS, MAX_CHARS): return False")
             return Any
         raise AssertionError(f"no type for {f.name}")
-
-    @staticmethod
-    def _convert(key: str, function: str, item: bool, lines: list[str]) -> None:
-        """A line that gives a MessagePack member the JSON form of its value."""
-        lines.append(f"if {key!r} in d:")
-        if item:
-            lines.append(f"    d[{key!r}] = [{function}(x) for x in d[{key!r}]]")
-        else:
-            lines.append(f"    d[{key!r}] = {function}(d[{key!r}])")
 
 
 #: Oneofs of which exactly one member is set (as in memorywire._compiled).
 _EXACTLY_ONE = frozenset({("ContentPart", "part"), ("Filter", "expression")})
-
-
-def _record(d: dict[str, Any]) -> bool:
-    """A live record whose payload is the member its kind names."""
-    lifecycle = d.get("lifecycle")
-    if lifecycle is not None and lifecycle.get("status") == "deleted":
-        return False
-    kind = d.get("kind")
-    return kind is not None and kind in d
-
-
-def _media(d: dict[str, Any]) -> bool:
-    return bool(d.get("uri") or d.get("data") or d.get("file_id"))
-
-
-def _tool_result(d: dict[str, Any]) -> bool:
-    return d.get("output") is None or not d.get("output_parts")
-
-
-def _procedure(d: dict[str, Any]) -> bool:
-    states = d.get("states")
-    if states is None:
-        return True
-    for value in (d.get("initial_state"), d.get("current_state")):
-        if value and value not in states:
-            return False
-    return True
 
 
 def _base64_text(value: bytes) -> str:
@@ -401,12 +324,64 @@ def _reachable(info: m.MessageInfo) -> set[str]:
     return seen
 
 
-_decoders: dict[tuple[str, str, Limits], FastDecoder | None] = {}
+def _job(f: m.FieldInfo, form: str, limits: Limits, index: dict[str, int]) -> tuple[int, int, int, int]:
+    """What the walk does with a member of a field: (kind, message, least,
+    most); kind 0 where the types have judged it all."""
+    msgpack = form == "msgpack"
+    if f.is_map:
+        return (_F_VALUE, 0, 0, 0)
+    if f.message is not None:
+        return (_F_MESSAGES if f.repeated else _F_MESSAGE, index[f.message.name], 0, 0)
+    if f.kind == m.VALUE:
+        # An element of a repeated Value is never null.
+        return (_F_VALUES if f.repeated else _F_VALUE, 0, 0, 0)
+    if msgpack and f.kind == m.TIMESTAMP:
+        return (_F_TIMESTAMP, 0, 0, 0)
+    if msgpack and f.kind == m.BYTES:
+        return (_F_BYTES, 0, 0, 0)
+    if msgpack and f.repeated and f.kind == m.FLOAT32:
+        most = min(limits.max_items, f.max_items if f.max_items is not None else limits.max_items)
+        return (_F_VECTOR, 0, 1 if f.required else 0, most)
+    return (_F_NONE, 0, 0, 0)
 
 
-def decoder(form: str, type_name: str, limits: Limits) -> FastDecoder | None:
-    """The typed decoder of a message type in an encoding, or None where
-    the fast path does not serve the type (its documents take the walkers)."""
+def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, decode_clean: Any) -> Any:
+    """The compiled fast path of a message type: its decoders and the tables
+    of its walk, derived from the field tables. A message's table maps the
+    name of each member the walk has a job for, or that belongs to a oneof,
+    to its field: (kind, message, least, most, oneof)."""
+    names = sorted(_reachable(info))
+    index = {name: k for k, name in enumerate(names)}
+    fields: list[tuple[int, int, int, int, int]] = []
+    messages: list[tuple[dict[str, int], tuple[bool, ...], str | None, tuple[str, ...]]] = []
+    for name in names:
+        i = m.message(name)
+        oneof_of = {member: k for k, members in enumerate(i.oneofs.values()) for member in members}
+        jobs: dict[str, int] = {}
+        for f in i.ordered:
+            job = _job(f, form, limits, index)
+            oneof = oneof_of.get(f.name, -1)
+            if job[0] != _F_NONE or oneof >= 0:
+                jobs[f.name] = len(fields)
+                fields.append((*job, oneof))
+        exactly = tuple((i.name, oneof) in _EXACTLY_ONE for oneof in i.oneofs)
+        special, reads = _SPECIAL_TESTS.get(i.name, (None, ()))
+        messages.append((jobs, exactly, special, reads))
+    assert _speedups is not None
+    lim = (limits.max_document_bytes, limits.max_depth, limits.max_items, limits.max_string_bytes // 4,
+           limits.max_dimensions)
+    errors = ERRORS if form == "json" else (*ERRORS, ValueError, TypeError)
+    return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
+                              lim, (vector_finite, _codec._vector, _base64_text))
+
+
+_decoders: dict[tuple[str, str, Limits], Any] = {}
+
+
+def decoder(form: str, type_name: str, limits: Limits) -> Any:
+    """The fast path of a message type in an encoding (a callable that
+    gives the document of bytes or None, when the walkers are to judge
+    them), or None where the fast path does not serve the type."""
     key = (form, type_name, limits)
     try:
         return _decoders[key]
@@ -424,13 +399,12 @@ def decoder(form: str, type_name: str, limits: Limits) -> FastDecoder | None:
         longest = max(len(name.encode()) for i in reachable for name in i.fields)
         within = limits.max_depth <= _MAX_DEPTH and limits.max_items >= members \
             and limits.max_string_bytes >= 4 * longest
-        if within and info.name != "Error" and _reachable(info) & set(_rules.SPECIAL) <= _SPECIAL_TESTS:
+        if within and info.name != "Error" and _reachable(info) & set(_rules.SPECIAL) <= set(_SPECIAL_TESTS):
             assert msgspec is not None
-            builder = _Builder(form, limits)
-            root = builder.struct(info, 1, top=True)
+            root = _Builder(form, limits).struct(info, 1, top=True)
             clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            dec = FastDecoder(module.Decoder(root), module.Decoder(clean), builder.check(info))
+            dec = _fast_path(info, form, limits, module.Decoder(root).decode, module.Decoder(clean).decode)
     _decoders[key] = dec
     return dec
 
@@ -440,4 +414,4 @@ json_scan: Any = _speedups.json_scan if _speedups else None
 msgpack_scan: Any = _speedups.msgpack_scan if _speedups else None
 tree_counts: Any = _speedups.tree_counts if _speedups else None
 
-__all__ = ["ENABLED", "ERRORS", "FastDecoder", "decoder", "json_scan", "msgpack_scan", "tree_counts"]
+__all__ = ["ENABLED", "ERRORS", "decoder", "json_scan", "msgpack_scan", "tree_counts"]

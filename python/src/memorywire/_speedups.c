@@ -1,16 +1,20 @@
-/* Scans and counts of the typed fast path (memorywire._fast), and the
- * reading of float32 vectors, in C.
+/* The typed fast path (memorywire._fast), and the reading of float32
+ * vectors, in C.
  *
  * The fast path decodes a document with msgspec into dicts typed by the
  * field tables; msgspec keeps the last of repeated members and passes over
- * unknown ones. These functions prove that it lost none: the bytes hold as
- * many object members (map entries) as the decoded tree, and nothing the
- * types cannot judge. Each reads only within its input, whatever the input;
- * when unsure it says so, and the walkers judge the document.
+ * unknown ones. FastPath runs it whole in one call: a scan of the bytes
+ * that counts their object members (map entries) and finds what the types
+ * cannot judge, the decoder, and a walk of the decoded tree that counts
+ * its members and holds the rules the types leave out. The scans and
+ * counts are also functions of their own. Each reads only within its
+ * input, whatever the input; when unsure it says so, and the walkers judge
+ * the document.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <datetime.h>
 #include <stdint.h>
 #include <math.h>
@@ -19,6 +23,105 @@
 /* 2**128 - 2**103: the least magnitude that rounds to an infinity in binary32
  * (memorywire._compiled.FLOAT32_OVERFLOW). */
 #define FLOAT32_OVERFLOW 3.4028235677973366e38
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Nonzero when a byte of the word is zero: exact about whether any is, and
+ * about the lowest; a byte above a zero one may show as zero too. */
+static inline uint64_t
+zero_bytes(uint64_t w)
+{
+    return (w - ONES) & ~w & HIGHS;
+}
+
+/* How many bytes of a word precede the first one zero_bytes found (a lower
+ * bound where the byte order is not known: the byte loop goes on from it). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_WORDS 1
+#define FIRST_ZERO_BYTE(found) (__builtin_ctzll(found) >> 3)
+#else
+#define LITTLE_ENDIAN_WORDS 0
+#define FIRST_ZERO_BYTE(found) 0
+#endif
+
+/* Nonzero when a byte of the word is a control character: below 0x20 or
+ * DEL (exact about whether any is). */
+#define HAS_CONTROL(w) ((((w) - ONES * 0x20) & ~(w) & HIGHS) | zero_bytes((w) ^ (ONES * 0x7f)))
+
+/* The scan of json_scan over n bytes at p: 1 with the members and whether
+ * the text is clean, 0 when unsure. */
+static int
+json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, int *clean_out)
+{
+    Py_ssize_t i = 0;
+    long long members = 0;
+    int escaped_name = 0; /* whether the last string held a backslash */
+    int escapes = 0;
+    while (i < n) {
+        const unsigned char c = p[i];
+        if (c == '"') {
+            /* A string: find its closing quote, stepping over escapes, a
+             * word at a time while no byte of it is a quote or a backslash. */
+            const unsigned char *end = p + n, *s = p + i + 1;
+            int backslash = 0;
+            for (;;) {
+                while (end - s >= 8) {
+                    uint64_t w;
+                    memcpy(&w, s, 8);
+                    const uint64_t found = zero_bytes(w ^ (ONES * '"')) | zero_bytes(w ^ (ONES * '\\'));
+                    if (found) {
+                        s += FIRST_ZERO_BYTE(found);
+                        break;
+                    }
+                    s += 8;
+                }
+                while (s < end && *s != '"' && *s != '\\')
+                    s++;
+                if (s >= end) {
+                    s = end;
+                    break;
+                }
+                if (*s == '"') {
+                    s++;
+                    break;
+                }
+                backslash = 1;
+                s += 2; /* the backslash and the byte it escapes */
+                if (s >= end) {
+                    s = end;
+                    break;
+                }
+            }
+            i = s - p;
+            escaped_name = backslash;
+            escapes |= backslash;
+            continue;
+        }
+        if (c == ':') {
+            members++;
+            if (escaped_name)
+                return 0;
+        }
+        else if (c == '-') {
+            /* -0 not followed by a fraction, an exponent or a digit. */
+            if (i + 1 < n && p[i + 1] == '0') {
+                if (i + 2 >= n)
+                    return 0;
+                const unsigned char d = p[i + 2];
+                if (d != '.' && d != 'e' && d != 'E' && !(d >= '0' && d <= '9'))
+                    return 0;
+            }
+        }
+        i++;
+    }
+    *members_out = members;
+    *clean_out = !escapes && memchr(p, 0x7f, (size_t)n) == NULL;
+    return 1;
+}
+
+/* Documents at least this long are scanned with the interpreter lock released. */
+#define LONG_DOCUMENT 65536
 
 /* json_scan(data) -> (members, clean) | None: the number of object members
  * of a JSON text (its colons outside strings) and whether it holds neither
@@ -32,72 +135,13 @@ json_scan(PyObject *self, PyObject *arg)
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    const unsigned char *p = (const unsigned char *)view.buf;
-    const Py_ssize_t n = view.len;
-    Py_ssize_t i = 0;
     long long members = 0;
-    int escaped_name = 0; /* whether the last string held a backslash */
-    int unsure = 0, escapes = 0, clean = 0;
+    int clean = 0, sure;
     Py_BEGIN_ALLOW_THREADS
-    while (i < n) {
-        const unsigned char c = p[i];
-        if (c == '"') {
-            /* A string: find its closing quote, stepping over escapes.
-             * Each byte is searched once: q is searched for again only
-             * when an escape has stepped over it. */
-            const unsigned char *end = p + n, *s = p + i + 1, *q = NULL;
-            int backslash = 0;
-            for (;;) {
-                if (q == NULL || q < s)
-                    q = memchr(s, '"', (size_t)(end - s));
-                if (q == NULL) {
-                    s = end;
-                    break;
-                }
-                const unsigned char *b = memchr(s, '\\', (size_t)(q - s));
-                if (b == NULL) {
-                    s = q + 1;
-                    break;
-                }
-                backslash = 1;
-                s = b + 2; /* the backslash and the byte it escapes */
-                if (s >= end) {
-                    s = end;
-                    break;
-                }
-            }
-            i = s - p;
-            escaped_name = backslash;
-            escapes |= backslash;
-            continue;
-        }
-        if (c == ':') {
-            members++;
-            if (escaped_name) {
-                unsure = 1;
-                break;
-            }
-        }
-        else if (c == '-') {
-            /* -0 not followed by a fraction, an exponent or a digit. */
-            if (i + 1 < n && p[i + 1] == '0') {
-                if (i + 2 >= n) {
-                    unsure = 1;
-                    break;
-                }
-                const unsigned char d = p[i + 2];
-                if (d != '.' && d != 'e' && d != 'E' && !(d >= '0' && d <= '9')) {
-                    unsure = 1;
-                    break;
-                }
-            }
-        }
-        i++;
-    }
-    clean = !escapes && memchr(p, 0x7f, (size_t)n) == NULL;
+    sure = json_scan_bytes((const unsigned char *)view.buf, view.len, &members, &clean);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
-    if (unsure)
+    if (!sure)
         Py_RETURN_NONE;
     return Py_BuildValue("(LO)", members, clean ? Py_True : Py_False);
 }
@@ -121,14 +165,10 @@ big_endian(const unsigned char *p, int size)
  * beyond MSGPACK_STACK, has a map key that is not a string, an extension
  * other than a timestamp, or a timestamp of a fraction that is not whole
  * microseconds (a datetime cannot hold it). */
-static PyObject *
-msgpack_scan(PyObject *self, PyObject *arg)
+static int
+msgpack_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, long long *timestamps_out,
+                   int *clean_out)
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
-        return NULL;
-    const unsigned char *p = (const unsigned char *)view.buf;
-    const Py_ssize_t n = view.len;
     /* Each frame: the objects left in an array or map (a map's keys and
      * values both count) and whether it is a map. */
     uint64_t left[MSGPACK_STACK];
@@ -139,7 +179,6 @@ msgpack_scan(PyObject *self, PyObject *arg)
     int ok = 1, clean = 1;
     left[0] = 1;
     is_map[0] = 0;
-    Py_BEGIN_ALLOW_THREADS
     while (ok) {
         while (top >= 0 && left[top] == 0)
             top--;
@@ -252,13 +291,30 @@ msgpack_scan(PyObject *self, PyObject *arg)
             break;
         }
         if (string && clean) {
-            /* A control character is one byte in UTF-8, never part of another. */
-            for (const unsigned char *c = p + i, *end = p + i + skip; c < end; c++) {
-                if (*c < 0x20 || *c == 0x7f) {
+            /* A control character is one byte in UTF-8, never part of
+             * another: below 0x20 or DEL, a word at a time. */
+            const unsigned char *c = p + i, *end = p + i + skip;
+            for (; end - c >= 8 && clean; c += 8) {
+                uint64_t w;
+                memcpy(&w, c, 8);
+                if (HAS_CONTROL(w))
                     clean = 0;
-                    break;
-                }
             }
+#if LITTLE_ENDIAN_WORDS
+            if (c < end && clean && (p + n) - c >= 8) {
+                /* The last bytes, read as a word within the data, the bytes
+                 * beyond them made 'A' (no control character). */
+                uint64_t w;
+                memcpy(&w, c, 8);
+                const uint64_t keep = (1ULL << (8 * (end - c))) - 1;
+                if (HAS_CONTROL((w & keep) | (ONES * 'A' & ~keep)))
+                    clean = 0;
+                c = end;
+            }
+#endif
+            for (; c < end && clean; c++)
+                if (*c < 0x20 || *c == 0x7f)
+                    clean = 0;
         }
         i += (Py_ssize_t)skip;
         if (container) {
@@ -283,9 +339,25 @@ msgpack_scan(PyObject *self, PyObject *arg)
             }
         }
     }
+    *members_out = members;
+    *timestamps_out = timestamps;
+    *clean_out = clean;
+    return ok;
+}
+
+static PyObject *
+msgpack_scan(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    long long members = 0, timestamps = 0;
+    int clean = 0, sure;
+    Py_BEGIN_ALLOW_THREADS
+    sure = msgpack_scan_bytes((const unsigned char *)view.buf, view.len, &members, &timestamps, &clean);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
-    if (!ok)
+    if (!sure)
         Py_RETURN_NONE;
     return Py_BuildValue("(LLO)", members, timestamps, clean ? Py_True : Py_False);
 }
@@ -298,18 +370,39 @@ static PyObject *datetime_type;
 static PyObject *
 timestamp_text(PyObject *dt)
 {
-    char text[40];
-    const int us = PyDateTime_DATE_GET_MICROSECOND(dt);
-    int n = snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", PyDateTime_GET_YEAR(dt),
-                     PyDateTime_GET_MONTH(dt), PyDateTime_GET_DAY(dt), PyDateTime_DATE_GET_HOUR(dt),
-                     PyDateTime_DATE_GET_MINUTE(dt), PyDateTime_DATE_GET_SECOND(dt));
-    if (us == 0)
-        n += snprintf(text + n, sizeof text - n, "Z");
-    else if (us % 1000 == 0)
-        n += snprintf(text + n, sizeof text - n, ".%03dZ", us / 1000);
-    else
-        n += snprintf(text + n, sizeof text - n, ".%06dZ", us);
-    return PyUnicode_FromStringAndSize(text, n);
+    char text[32];
+    Py_ssize_t n = 0;
+    const int fields[6] = {PyDateTime_GET_YEAR(dt), PyDateTime_GET_MONTH(dt), PyDateTime_GET_DAY(dt),
+                           PyDateTime_DATE_GET_HOUR(dt), PyDateTime_DATE_GET_MINUTE(dt),
+                           PyDateTime_DATE_GET_SECOND(dt)};
+    static const char after[6] = {'-', '-', 'T', ':', ':', 0};
+    for (int k = 0; k < 6; k++) {
+        int v = fields[k];
+        if (k == 0) { /* the year, 1 to 9999: four digits */
+            text[n++] = (char)('0' + v / 1000);
+            text[n++] = (char)('0' + v / 100 % 10);
+        }
+        text[n++] = (char)('0' + v / 10 % 10);
+        text[n++] = (char)('0' + v % 10);
+        if (after[k])
+            text[n++] = after[k];
+    }
+    int us = PyDateTime_DATE_GET_MICROSECOND(dt), digits = 6;
+    if (us % 1000 == 0) {
+        us /= 1000;
+        digits = 3;
+    }
+    if (us != 0) {
+        text[n++] = '.';
+        for (int k = digits - 1; k >= 0; k--, us /= 10)
+            text[n + k] = (char)('0' + us % 10);
+        n += digits;
+    }
+    text[n++] = 'Z';
+    PyObject *s = PyUnicode_New(n, 127);
+    if (s != NULL)
+        memcpy(PyUnicode_1BYTE_DATA(s), text, (size_t)n);
+    return s;
 }
 
 /* Count the members and datetimes of a tree; with texts, replace each
@@ -394,14 +487,15 @@ tree_counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(LL)", members, datetimes);
 }
 
-static int
-value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py_ssize_t max_chars);
-
-/* The bounds of memorywire._fast.value_ok. */
+/* The greatest magnitude of a float of a Value the fast path accepts: a
+ * larger one might be the binary64 value of a long integer token. */
 #define LARGE_FLOAT 9.2e18
 
+/* Whether a Value is within the rules (1), not certainly (0), or an error
+ * (-1); adds the members of its dicts to *members. */
 static int
-value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py_ssize_t max_chars)
+value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py_ssize_t max_chars,
+               long long *members)
 {
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyUnicode_Type)
@@ -422,6 +516,7 @@ value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py
             return 0;
         if (Py_EnterRecursiveCall(" in value_ok"))
             return -1;
+        *members += PyDict_GET_SIZE(v);
         Py_ssize_t pos = 0;
         PyObject *key, *x;
         int r = 1;
@@ -429,7 +524,7 @@ value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py
             if (Py_TYPE(key) != &PyUnicode_Type || PyUnicode_GET_LENGTH(key) > max_chars)
                 r = 0;
             else
-                r = value_in_rules(x, depth + 1, max_depth, max_items, max_chars);
+                r = value_in_rules(x, depth + 1, max_depth, max_items, max_chars, members);
         }
         Py_LeaveRecursiveCall();
         return r;
@@ -441,15 +536,15 @@ value_in_rules(PyObject *v, long depth, long max_depth, Py_ssize_t max_items, Py
             return -1;
         int r = 1;
         for (Py_ssize_t k = 0; r == 1 && k < PyList_GET_SIZE(v); k++)
-            r = value_in_rules(PyList_GET_ITEM(v, k), depth + 1, max_depth, max_items, max_chars);
+            r = value_in_rules(PyList_GET_ITEM(v, k), depth + 1, max_depth, max_items, max_chars, members);
         Py_LeaveRecursiveCall();
         return r;
     }
     return 0;
 }
 
-/* value_ok(v, depth, max_depth, max_items, max_chars) -> bool: as
- * memorywire._fast.value_ok. */
+/* value_ok(v, depth, max_depth, max_items, max_chars) -> bool: whether a
+ * Value at depth is certainly within the rules (value_in_rules). */
 static PyObject *
 value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -463,7 +558,8 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t max_chars = PyLong_AsSsize_t(args[4]);
     if (PyErr_Occurred())
         return NULL;
-    int r = value_in_rules(args[0], depth, max_depth, max_items, max_chars);
+    long long members = 0;
+    int r = value_in_rules(args[0], depth, max_depth, max_items, max_chars, &members);
     if (r < 0)
         return NULL;
     return PyBool_FromLong(r);
@@ -522,6 +618,634 @@ float32_le(PyObject *self, PyObject *values)
     return out;
 }
 
+/* FastPath: the whole typed fast path of one message type in one encoding,
+ * in one call: the scan of the bytes, the msgspec decoder (of the clean
+ * types where the scan allows), then one walk of the decoded tree, led by
+ * tables that memorywire._fast derives from the field tables. The walk
+ * counts the members (and in MessagePack the datetimes) of the tree, holds
+ * the rules the types leave out (oneofs, the values of Value and map
+ * fields, the tests of rules that span fields) and gives MessagePack
+ * values the form the walkers give them. It returns the document or None:
+ * it only ever accepts. */
+
+/* What the walk does with a member (the kinds of the field table). */
+enum {
+    F_NONE = 0,     /* nothing: the member of a oneof the types have judged */
+    F_MESSAGE,      /* a message: walked */
+    F_MESSAGES,     /* a list of messages: each walked */
+    F_VALUE,        /* a Value or a map: value_in_rules */
+    F_VALUES,       /* a repeated Value: no null, value_in_rules */
+    F_TIMESTAMP,    /* (MessagePack) datetimes: counted, given their canonical spelling */
+    F_BYTES,        /* (MessagePack) bytes, or a list of them: given their base64 text */
+    F_VECTOR,       /* (MessagePack) a float32 vector: whole, finite, within counts; given as a list */
+};
+
+/* The tests of rules that span fields; each reads the members named in
+ * the table, in the order given there. */
+enum { S_NONE = 0, S_RECORD, S_MEDIA, S_TOOL_RESULT, S_EMBEDDING, S_PROCEDURE };
+
+static const struct {
+    const char *name;
+    int code;
+    Py_ssize_t names;
+} special_tests[] = {
+    {"record", S_RECORD, 4},           /* lifecycle, status, the deleted status, kind */
+    {"media", S_MEDIA, -1},            /* any number of members, one of them true */
+    {"tool_result", S_TOOL_RESULT, 2}, /* output, output_parts */
+    {"embedding", S_EMBEDDING, 2},     /* dimensions, values */
+    {"procedure", S_PROCEDURE, 3},     /* states, then the members that name one */
+};
+
+/* The most oneofs a message of the tables may have. */
+#define MAX_ONEOFS 32
+
+typedef struct {
+    int kind;
+    Py_ssize_t message;     /* F_MESSAGE, F_MESSAGES */
+    Py_ssize_t least, most; /* F_VECTOR: the bounds of its count */
+    int oneof;              /* the index of its oneof in its message, or -1 */
+} Field;
+
+/* The slots of the cache of member names of a message (a power of 2). */
+#define KEY_CACHE 64
+
+typedef struct {
+    PyObject *key;    /* a member name the decoder gave, held; NULL: free */
+    Py_ssize_t field; /* its field, or -1 */
+} CachedKey;
+
+typedef struct {
+    PyObject *fields; /* dict: member name -> index of its Field; members without a job are absent */
+    /* The fields of the member names seen, by identity: the decoder gives
+     * the names of a type's members as the same objects every time. */
+    CachedKey cache[KEY_CACHE];
+    Py_ssize_t n_oneofs;
+    char exactly[MAX_ONEOFS]; /* of each oneof, whether exactly one member is set (else at most one) */
+    int special;
+    PyObject *names;  /* tuple: the members the special test reads */
+} Message;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int msgpack;
+    PyObject *decode, *decode_clean, *errors;
+    PyObject *vector_finite, *vector, *b64;
+    Message *messages;
+    Py_ssize_t n_messages;
+    Field *fields;
+    Py_ssize_t n_fields;
+    Py_ssize_t top;
+    Py_ssize_t max_document_bytes, max_items, max_chars;
+    long max_depth;
+    long long max_dimensions;
+} FastPath;
+
+typedef struct {
+    long long members, datetimes;
+} Counts;
+
+static int walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts);
+
+/* The value of a member, borrowed, or NULL (absent or an error: see PyErr_Occurred). */
+static inline PyObject *
+member(PyObject *d, PyObject *name)
+{
+    return PyDict_GetItemWithError(d, name);
+}
+
+/* Whether a member is set to something true (1), not (0), or an error (-1). */
+static int
+member_true(PyObject *d, PyObject *name)
+{
+    PyObject *v = member(d, name);
+    if (v == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    return PyObject_IsTrue(v);
+}
+
+/* The test of the rules that span the fields of a message: conservative,
+ * as the walkers would judge the message or stricter. */
+static int
+special_test(FastPath *fp, Message *msg, PyObject *d)
+{
+    PyObject *const *names = &PyTuple_GET_ITEM(msg->names, 0);
+    switch (msg->special) {
+    case S_RECORD: {
+        /* A live record whose payload is the member its kind names. */
+        PyObject *lifecycle = member(d, names[0]);
+        if (lifecycle != NULL) {
+            if (!PyDict_CheckExact(lifecycle))
+                return 0;
+            PyObject *status = member(lifecycle, names[1]);
+            if (status != NULL) {
+                int deleted = PyObject_RichCompareBool(status, names[2], Py_EQ);
+                if (deleted != 0)
+                    return deleted < 0 ? -1 : 0;
+            }
+            else if (PyErr_Occurred())
+                return -1;
+        }
+        else if (PyErr_Occurred())
+            return -1;
+        PyObject *kind = member(d, names[3]);
+        if (kind == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        return PyDict_Contains(d, kind);
+    }
+    case S_MEDIA:
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(msg->names); k++) {
+            int r = member_true(d, names[k]);
+            if (r != 0)
+                return r;
+        }
+        return 0;
+    case S_TOOL_RESULT: {
+        PyObject *output = member(d, names[0]);
+        if (output == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+        if (output == Py_None)
+            return 1;
+        int parts = member_true(d, names[1]);
+        return parts < 0 ? -1 : !parts;
+    }
+    case S_EMBEDDING: {
+        /* The dimensions within the limit, as many as the values (four
+         * bytes each in a MessagePack bin). */
+        PyObject *dims = member(d, names[0]);
+        if (dims == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+        if (dims == Py_None)
+            return 1;
+        if (!PyLong_CheckExact(dims))
+            return 0;
+        int overflow = 0;
+        const long long n = PyLong_AsLongLongAndOverflow(dims, &overflow);
+        if (n == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow || n > fp->max_dimensions)
+            return 0;
+        PyObject *values = member(d, names[1]);
+        if (values == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+        if (values == Py_None)
+            return 1;
+        const Py_ssize_t len = PyObject_Length(values);
+        if (len < 0)
+            return -1;
+        return n == (long long)(len / (fp->msgpack ? 4 : 1));
+    }
+    case S_PROCEDURE: {
+        /* The states a procedure names are among its states. */
+        PyObject *states = member(d, names[0]);
+        if (states == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+        if (states == Py_None)
+            return 1;
+        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(msg->names); k++) {
+            PyObject *v = member(d, names[k]);
+            if (v == NULL) {
+                if (PyErr_Occurred())
+                    return -1;
+                continue;
+            }
+            int set = PyObject_IsTrue(v);
+            if (set < 0)
+                return -1;
+            if (set) {
+                int in = PySequence_Contains(states, v);
+                if (in <= 0)
+                    return in;
+            }
+        }
+        return 1;
+    }
+    }
+    return 1;
+}
+
+/* A datetime replaced by its canonical spelling in a dict or a list (the
+ * container keeps a reference to the text). */
+static PyObject *
+canonical_time(PyObject *v, Counts *counts)
+{
+    counts->datetimes++;
+    return timestamp_text(v);
+}
+
+/* The job of one member of a message at depth; 1, 0 or -1 as walk. */
+static int
+member_job(FastPath *fp, const Field *f, PyObject *d, PyObject *key, PyObject *v, long depth, Counts *counts)
+{
+    switch (f->kind) {
+    case F_MESSAGE:
+        return walk(fp, f->message, v, depth + 1, counts);
+    case F_MESSAGES:
+        if (!PyList_CheckExact(v))
+            return 0;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(v); k++) {
+            int r = walk(fp, f->message, PyList_GET_ITEM(v, k), depth + 2, counts);
+            if (r != 1)
+                return r;
+        }
+        return 1;
+    case F_VALUES:
+        if (!PyList_CheckExact(v))
+            return 0;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(v); k++)
+            if (PyList_GET_ITEM(v, k) == Py_None)
+                return 0; /* an element of a repeated Value is never null */
+        /* fall through */
+    case F_VALUE:
+        return value_in_rules(v, depth + 1, fp->max_depth, fp->max_items, fp->max_chars, &counts->members);
+    case F_TIMESTAMP:
+        if ((PyObject *)Py_TYPE(v) == datetime_type) {
+            PyObject *text = canonical_time(v, counts);
+            /* A new value of a present key: the iteration of the dict goes on. */
+            int r = text == NULL ? -1 : PyDict_SetItem(d, key, text);
+            Py_XDECREF(text);
+            return r < 0 ? -1 : 1;
+        }
+        if (PyList_CheckExact(v)) {
+            for (Py_ssize_t k = 0; k < PyList_GET_SIZE(v); k++) {
+                PyObject *item = PyList_GET_ITEM(v, k);
+                if ((PyObject *)Py_TYPE(item) != datetime_type)
+                    return 0;
+                PyObject *text = canonical_time(item, counts);
+                if (text == NULL)
+                    return -1;
+                PyList_SET_ITEM(v, k, text);
+                Py_DECREF(item);
+            }
+            return 1;
+        }
+        return 0; /* not what the types give */
+    case F_BYTES: {
+        PyObject *text;
+        if (PyBytes_CheckExact(v))
+            text = PyObject_CallOneArg(fp->b64, v);
+        else if (PyList_CheckExact(v)) {
+            const Py_ssize_t n = PyList_GET_SIZE(v);
+            for (Py_ssize_t k = 0; k < n; k++)
+                if (!PyBytes_CheckExact(PyList_GET_ITEM(v, k)))
+                    return 0; /* not what the types give */
+            text = PyList_New(n);
+            for (Py_ssize_t k = 0; text != NULL && k < n; k++) {
+                PyObject *item = PyObject_CallOneArg(fp->b64, PyList_GET_ITEM(v, k));
+                if (item == NULL)
+                    Py_CLEAR(text);
+                else
+                    PyList_SET_ITEM(text, k, item);
+            }
+        }
+        else
+            return 0;
+        int r = text == NULL ? -1 : PyDict_SetItem(d, key, text);
+        Py_XDECREF(text);
+        return r < 0 ? -1 : 1;
+    }
+    case F_VECTOR: {
+        if (!PyBytes_CheckExact(v))
+            return 0;
+        const Py_ssize_t len = PyBytes_GET_SIZE(v);
+        if (len % 4 || len / 4 < f->least || len / 4 > f->most)
+            return 0;
+        PyObject *finite = PyObject_CallOneArg(fp->vector_finite, v);
+        if (finite == NULL)
+            return -1;
+        int ok = PyObject_IsTrue(finite);
+        Py_DECREF(finite);
+        if (ok <= 0)
+            return ok;
+        PyObject *values = PyObject_CallOneArg(fp->vector, v);
+        int r = values == NULL ? -1 : PyDict_SetItem(d, key, values);
+        Py_XDECREF(values);
+        return r < 0 ? -1 : 1;
+    }
+    }
+    return 1;
+}
+
+/* The index of the field of a member name of a message, -1 for none, -2
+ * on an error. */
+static Py_ssize_t
+field_of(Message *msg, PyObject *key)
+{
+    const size_t start = ((uintptr_t)key >> 4) & (KEY_CACHE - 1);
+    CachedKey *free_slot = NULL;
+    for (size_t probe = 0; probe < 4; probe++) {
+        CachedKey *slot = &msg->cache[(start + probe) & (KEY_CACHE - 1)];
+        if (slot->key == key)
+            return slot->field;
+        if (slot->key == NULL) {
+            free_slot = slot;
+            break;
+        }
+    }
+    PyObject *index = PyDict_GetItemWithError(msg->fields, key);
+    if (index == NULL && PyErr_Occurred())
+        return -2;
+    const Py_ssize_t field = index == NULL ? -1 : PyLong_AsSsize_t(index);
+    if (free_slot != NULL) {
+        /* Held, so that no other object takes its address. */
+        free_slot->key = Py_NewRef(key);
+        free_slot->field = field;
+    }
+    return field;
+}
+
+/* Walk a message at depth: 1 when it holds to the rules the types leave
+ * out, 0 when it may not, -1 on an error. */
+static int
+walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts)
+{
+    if (!PyDict_CheckExact(d))
+        return 0;
+    Message *msg = &fp->messages[m];
+    counts->members += PyDict_GET_SIZE(d);
+    /* Before the members' jobs, which change MessagePack values it reads. */
+    if (msg->special != S_NONE) {
+        int r = special_test(fp, msg, d);
+        if (r != 1)
+            return r;
+    }
+    if (Py_EnterRecursiveCall(" in the fast path"))
+        return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *v;
+    int r = 1;
+    Py_ssize_t set[MAX_ONEOFS] = {0}; /* how many members of each oneof are set */
+    while (r == 1 && PyDict_Next(d, &pos, &key, &v)) {
+        const Py_ssize_t index = field_of(msg, key);
+        if (index < 0) {
+            if (index == -2)
+                r = -1;
+            continue;
+        }
+        const Field *f = &fp->fields[index];
+        if (f->oneof >= 0)
+            set[f->oneof]++;
+        if (f->kind != F_NONE)
+            r = member_job(fp, f, d, key, v, depth, counts);
+    }
+    Py_LeaveRecursiveCall();
+    for (Py_ssize_t k = 0; r == 1 && k < msg->n_oneofs; k++)
+        if (set[k] > 1 || (set[k] == 0 && msg->exactly[k]))
+            r = 0;
+    return r;
+}
+
+/* The result of a step that failed: None (the walkers judge the document)
+ * for an error of the fast path's own, else the error. */
+static PyObject *
+refused(FastPath *fp)
+{
+    if (PyErr_ExceptionMatches(fp->errors)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return NULL;
+}
+
+static PyObject *
+fastpath_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastPath *fp = (FastPath *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a fast path takes one document");
+        return NULL;
+    }
+    PyObject *data = args[0], *owned = NULL;
+    if (!fp->msgpack && PyUnicode_CheckExact(data)) {
+        /* A JSON text given as str: its UTF-8 bytes (none for a lone surrogate). */
+        data = owned = PyUnicode_AsUTF8String(data);
+        if (data == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
+                return NULL;
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    else if (!PyBytes_CheckExact(data))
+        Py_RETURN_NONE;
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    const Py_ssize_t n = PyBytes_GET_SIZE(data);
+    if (n > fp->max_document_bytes) {
+        Py_XDECREF(owned);
+        Py_RETURN_NONE;
+    }
+    long long members = 0, timestamps = 0;
+    int clean = 0, sure;
+    PyThreadState *state = n >= LONG_DOCUMENT ? PyEval_SaveThread() : NULL;
+    if (fp->msgpack)
+        sure = msgpack_scan_bytes(p, n, &members, &timestamps, &clean);
+    else
+        sure = json_scan_bytes(p, n, &members, &clean);
+    if (state != NULL)
+        PyEval_RestoreThread(state);
+    if (!sure) {
+        Py_XDECREF(owned);
+        Py_RETURN_NONE;
+    }
+    PyObject *doc = PyObject_CallOneArg(clean ? fp->decode_clean : fp->decode, data);
+    Py_XDECREF(owned);
+    if (doc == NULL)
+        return refused(fp);
+    Counts counts = {0, 0};
+    int r = walk(fp, fp->top, doc, 1, &counts);
+    /* The decoder keeps the last of repeated members and passes over
+     * unknown ones, which leaves fewer members than the bytes hold; in
+     * MessagePack it also reads a timestamp from a string, which leaves
+     * more datetimes. */
+    if (r == 1 && counts.members == members && counts.datetimes == timestamps)
+        return doc;
+    Py_DECREF(doc);
+    if (r < 0)
+        return refused(fp);
+    Py_RETURN_NONE;
+}
+
+static void
+fastpath_dealloc(FastPath *fp)
+{
+    Py_XDECREF(fp->decode);
+    Py_XDECREF(fp->decode_clean);
+    Py_XDECREF(fp->errors);
+    Py_XDECREF(fp->vector_finite);
+    Py_XDECREF(fp->vector);
+    Py_XDECREF(fp->b64);
+    if (fp->messages != NULL) {
+        for (Py_ssize_t k = 0; k < fp->n_messages; k++) {
+            Py_XDECREF(fp->messages[k].fields);
+            for (Py_ssize_t j = 0; j < KEY_CACHE; j++)
+                Py_XDECREF(fp->messages[k].cache[j].key);
+            Py_XDECREF(fp->messages[k].names);
+        }
+        PyMem_Free(fp->messages);
+    }
+    PyMem_Free(fp->fields);
+    Py_TYPE(fp)->tp_free((PyObject *)fp);
+}
+
+static int
+table_error(const char *what)
+{
+    PyErr_Format(PyExc_ValueError, "a fast path table is malformed: %s", what);
+    return -1;
+}
+
+/* Read the field and message tables into fp; -1 with an error when they
+ * are malformed. */
+static int
+read_tables(FastPath *fp, PyObject *fields, PyObject *messages)
+{
+    fp->n_fields = PyList_GET_SIZE(fields);
+    fp->fields = PyMem_Calloc(fp->n_fields ? fp->n_fields : 1, sizeof(Field));
+    fp->n_messages = PyList_GET_SIZE(messages);
+    fp->messages = PyMem_Calloc(fp->n_messages ? fp->n_messages : 1, sizeof(Message));
+    if (fp->fields == NULL || fp->messages == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < fp->n_fields; k++) {
+        Field *f = &fp->fields[k];
+        if (!PyTuple_Check(PyList_GET_ITEM(fields, k)))
+            return table_error("a field is not a tuple");
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(fields, k), "innni;a field is (kind, message, least, most, oneof)",
+                              &f->kind, &f->message, &f->least, &f->most, &f->oneof))
+            return -1;
+        if (f->kind < F_NONE || f->kind > F_VECTOR)
+            return table_error("a field of an unknown kind");
+        if (f->oneof < -1 || f->oneof >= MAX_ONEOFS)
+            return table_error("a field of a oneof beyond the table");
+        if ((f->kind == F_MESSAGE || f->kind == F_MESSAGES) && (f->message < 0 || f->message >= fp->n_messages))
+            return table_error("a field of a message beyond the table");
+    }
+    for (Py_ssize_t k = 0; k < fp->n_messages; k++) {
+        Message *msg = &fp->messages[k];
+        PyObject *fields_of, *oneofs, *names;
+        const char *special;
+        if (!PyTuple_Check(PyList_GET_ITEM(messages, k)))
+            return table_error("a message is not a tuple");
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(messages, k), "O!O!zO!;a message is (fields, exactly, special, names)",
+                              &PyDict_Type, &fields_of, &PyTuple_Type, &oneofs, &special, &PyTuple_Type, &names))
+            return -1;
+        Py_INCREF(fields_of);
+        Py_INCREF(names);
+        msg->fields = fields_of;
+        msg->names = names;
+        msg->n_oneofs = PyTuple_GET_SIZE(oneofs);
+        if (msg->n_oneofs > MAX_ONEOFS)
+            return table_error("a message of too many oneofs");
+        for (Py_ssize_t j = 0; j < msg->n_oneofs; j++) {
+            PyObject *exactly = PyTuple_GET_ITEM(oneofs, j);
+            if (!PyBool_Check(exactly))
+                return table_error("a oneof is not whether exactly one member is set");
+            msg->exactly[j] = exactly == Py_True;
+        }
+        Py_ssize_t pos = 0;
+        PyObject *key, *index;
+        while (PyDict_Next(fields_of, &pos, &key, &index)) {
+            if (!PyUnicode_CheckExact(key) || !PyLong_CheckExact(index))
+                return table_error("a member name is not mapped to a field");
+            const Py_ssize_t i = PyLong_AsSsize_t(index);
+            if (i < 0 || i >= fp->n_fields) {
+                PyErr_Clear();
+                return table_error("a member of a field beyond the table");
+            }
+            if (fp->fields[i].oneof >= msg->n_oneofs)
+                return table_error("a member of a oneof beyond its message's");
+        }
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(names); j++)
+            if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, j)))
+                return table_error("a name of a test is not a str");
+        msg->special = S_NONE;
+        if (special != NULL) {
+            size_t t;
+            for (t = 0; t < sizeof special_tests / sizeof special_tests[0]; t++)
+                if (strcmp(special, special_tests[t].name) == 0)
+                    break;
+            if (t == sizeof special_tests / sizeof special_tests[0])
+                return table_error("an unknown test");
+            const Py_ssize_t want = special_tests[t].names;
+            if (want >= 0 ? PyTuple_GET_SIZE(names) != want : PyTuple_GET_SIZE(names) == 0)
+                return table_error("a test of the wrong number of members");
+            msg->special = special_tests[t].code;
+        }
+    }
+    return 0;
+}
+
+/* FastPath(msgpack, decode, decode_clean, errors, fields, messages, top,
+ *          limits, helpers) */
+static PyObject *
+fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    int msgpack;
+    PyObject *decode, *decode_clean, *errors, *fields, *messages, *helpers;
+    Py_ssize_t top, max_document_bytes, max_items, max_chars;
+    long max_depth;
+    long long max_dimensions;
+    static char *keywords[] = {"msgpack", "decode", "decode_clean", "errors", "fields", "messages", "top", "limits",
+                               "helpers", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pOOO!O!O!n(nlnnL)O!:FastPath", keywords, &msgpack, &decode,
+                                     &decode_clean, &PyTuple_Type, &errors, &PyList_Type, &fields, &PyList_Type,
+                                     &messages, &top, &max_document_bytes, &max_depth, &max_items, &max_chars,
+                                     &max_dimensions, &PyTuple_Type, &helpers))
+        return NULL;
+    if (PyTuple_GET_SIZE(helpers) != 3) {
+        PyErr_SetString(PyExc_ValueError, "helpers are (vector_finite, vector, b64)");
+        return NULL;
+    }
+    FastPath *fp = (FastPath *)type->tp_alloc(type, 0);
+    if (fp == NULL)
+        return NULL;
+    fp->vectorcall = fastpath_call;
+    fp->msgpack = msgpack;
+    fp->decode = Py_NewRef(decode);
+    fp->decode_clean = Py_NewRef(decode_clean);
+    fp->errors = Py_NewRef(errors);
+    fp->vector_finite = Py_NewRef(PyTuple_GET_ITEM(helpers, 0));
+    fp->vector = Py_NewRef(PyTuple_GET_ITEM(helpers, 1));
+    fp->b64 = Py_NewRef(PyTuple_GET_ITEM(helpers, 2));
+    fp->max_document_bytes = max_document_bytes;
+    fp->max_depth = max_depth;
+    fp->max_items = max_items;
+    fp->max_chars = max_chars;
+    fp->max_dimensions = max_dimensions;
+    if (read_tables(fp, fields, messages) < 0) {
+        Py_DECREF(fp);
+        return NULL;
+    }
+    if (top < 0 || top >= fp->n_messages) {
+        Py_DECREF(fp);
+        PyErr_SetString(PyExc_ValueError, "the top message is beyond the table");
+        return NULL;
+    }
+    fp->top = top;
+    return (PyObject *)fp;
+}
+
+static PyMemberDef fastpath_members[] = {
+    {"decode", T_OBJECT, offsetof(FastPath, decode), READONLY, "The typed decoder."},
+    {"decode_clean", T_OBJECT, offsetof(FastPath, decode_clean), READONLY,
+     "The typed decoder of documents none of whose strings holds a control character."},
+    {NULL},
+};
+
+static PyTypeObject FastPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "memorywire._speedups.FastPath",
+    .tp_doc = "The typed fast path of one message type in one encoding: fp(data) -> document | None.",
+    .tp_basicsize = sizeof(FastPath),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = fastpath_new,
+    .tp_dealloc = (destructor)fastpath_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastPath, vectorcall),
+    .tp_members = fastpath_members,
+};
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
@@ -533,7 +1257,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "memorywire._speedups", "Scans and counts of the typed fast path.", -1, methods,
+    PyModuleDef_HEAD_INIT, "memorywire._speedups", "The typed fast path, in C: its scans, counts and whole path, and the reading of float32 vectors.",
+    -1, methods,
 };
 
 PyMODINIT_FUNC
@@ -544,5 +1269,16 @@ PyInit__speedups(void)
         return NULL;
     datetime_type = (PyObject *)PyDateTimeAPI->DateTimeType;
     Py_INCREF(datetime_type);
-    return PyModule_Create(&module);
+    if (PyType_Ready(&FastPathType) < 0)
+        return NULL;
+    PyObject *mod = PyModule_Create(&module);
+    if (mod == NULL)
+        return NULL;
+    Py_INCREF(&FastPathType);
+    if (PyModule_AddObject(mod, "FastPath", (PyObject *)&FastPathType) < 0) {
+        Py_DECREF(&FastPathType);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
 }

@@ -1,5 +1,6 @@
-"""Scans and counts of the typed fast path, and the reading of float32 vectors, in C (_speedups.c)."""
+"""The typed fast path, in C (_speedups.c): its scans, counts and whole path, and the reading of float32 vectors."""
 
+from collections.abc import Callable
 from typing import Any
 
 def json_scan(data: bytes, /) -> tuple[int, bool] | None:
@@ -28,3 +29,26 @@ def float32_le(values: Any, /) -> bytes | None:
     """The little-endian binary32 bytes of a list or tuple of floats and
     ints, each rounded to nearest; None when an item is of another type, an
     integer has no binary64 value, or a value is not finite once rounded."""
+class FastPath:
+    """The typed fast path of one message type in one encoding: called with
+    a document's bytes (or, in JSON, its text), the scan, the typed decoder
+    and the walk of the tree in one call; the document, or None when the
+    walkers are to judge it.
+
+    fields: (kind, message, least, most, oneof) of each field the walk has a
+    job for; messages: (member name -> field index, whether exactly one
+    member of each oneof is set, the name of the test of rules that span
+    fields or None, the members it reads) of each message; top: the index
+    of the document's message; limits: (max_document_bytes, max_depth,
+    max_items, max_chars, max_dimensions); helpers: (vector_finite, vector,
+    b64) for MessagePack values."""
+
+    decode: Callable[[bytes], Any]
+    decode_clean: Callable[[bytes], Any]
+
+    def __new__(cls, msgpack: bool, decode: Callable[[bytes], Any], decode_clean: Callable[[bytes], Any],
+                errors: tuple[type[BaseException], ...], fields: list[tuple[int, int, int, int, int]],
+                messages: list[tuple[dict[str, int], tuple[bool, ...], str | None, tuple[str, ...]]], top: int,
+                limits: tuple[int, int, int, int, int],
+                helpers: tuple[Callable[[bytes], Any], Callable[[bytes], Any], Callable[[bytes], str]]) -> FastPath: ...
+    def __call__(self, data: bytes | str, /) -> dict[str, Any] | None: ...
