@@ -101,28 +101,11 @@ class Vector:
 
 def float32s(values: list[float] | Vector) -> Vector:
     """The canonical values of a float32 vector (each rounded to binary32)
-    as their little-endian binary32 bytes, from one conversion and no
-    Python float; values the codec read from bytes (``Float32Values``) keep
-    their bytes."""
+    as their little-endian binary32 bytes (``raw_values``); a ``Vector`` is
+    kept as it is."""
     if type(values) is Vector:
         return values
-    raw = getattr(values, "raw", None)
-    if type(raw) is bytes:
-        return Vector(raw)
-    n = len(values)
-    packer = _PACKERS.get(n)
-    if packer is None:
-        packer = struct.Struct(f"<{n}f")
-        if len(_PACKERS) < 64:
-            _PACKERS[n] = packer
-    try:
-        return Vector(packer.pack(*values))
-    except OverflowError:
-        # A value beyond binary32, which the codec's checks refuse: as an infinity.
-        a = array("f", values)
-        if not _LITTLE:
-            a.byteswap()
-        return Vector(a.tobytes())
+    return Vector(raw_values(values))
 
 
 def canonical_record(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -437,13 +420,27 @@ def unpack(data: bytes) -> dict[str, Any]:
 
 
 def raw_values(values: list[float] | Vector) -> bytes:
-    """The little-endian binary32 bytes of float32 values: those of a
-    ``Vector``, or those the codec read them from when it did, without a
-    round trip through floats."""
+    """The little-endian binary32 bytes of float32 values (each rounded to
+    binary32, from one conversion and no Python float): those of a
+    ``Vector``, or those the codec read them from when it did
+    (``Float32Values``), without a round trip through floats. A value that
+    is no number raises TypeError."""
     raw = getattr(values, "raw", None)
     if type(raw) is bytes:
         return raw
-    a = array("f", values)
+    n = len(values)
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = struct.Struct(f"<{n}f")
+        if len(_PACKERS) < 64:
+            _PACKERS[n] = packer
+    try:
+        return packer.pack(*values)
+    except OverflowError:
+        # A value beyond binary32, which the codec's checks refuse: as an infinity.
+        a = array("f", values)
+    except struct.error as e:
+        raise TypeError(str(e)) from None
     if not _LITTLE:
         a.byteswap()
     return a.tobytes()
