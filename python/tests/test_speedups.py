@@ -1,16 +1,20 @@
-"""The compiled scans and counts of the typed fast path (memorywire._speedups).
+"""The compiled scans and counts of the typed fast path, and the packing of
+float32 values (memorywire._speedups).
 
 Each is checked against a count made in Python from a real parse, on
 generated documents and on random, mutated and truncated bytes: they read
 only within their input, never fail on it, and say "unsure" (-1, None)
 rather than give a count that could let a lost member through. Without the
-extension the codec takes the walkers alone, with the same results.
+extension the codec takes the walkers alone, with the same results. The
+packer of float32 values gives struct's bytes, or None for what struct
+decides.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import math
 import struct
 import subprocess
 import sys
@@ -236,3 +240,49 @@ def test_tree_counts_spell_datetimes_as_the_walkers(seconds: int, micros: int, w
     tree = msgspec.msgpack.decode(stamp)
     assert _speedups.tree_counts(tree, True) == (2, 2)
     assert tree == {"a": _timestamp.format(seconds, micros * 1000), "b": [_timestamp.format(seconds, 0)]}
+
+
+_FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+#: Doubles about the edges of binary32: its largest value, the halfway point
+#: past it (which rounds to an infinity), subnormals and what rounds to zero.
+_EDGES = [_FLT_MAX, math.nextafter(_FLT_MAX, math.inf), _FLT_MAX + 2.0 ** 103,
+          math.nextafter(_FLT_MAX + 2.0 ** 103, 0.0), 2.0 ** -149, 2.0 ** -150, math.nextafter(2.0 ** -150, 1.0),
+          1e-46, 0.0, -0.0, 5e-324, 1e39, math.inf, -math.inf, math.nan]
+
+
+def _struct_bytes(values: Any) -> bytes | None:
+    """The little-endian binary32 bytes struct packs the values into; None
+    when it refuses them (a value beyond binary32)."""
+    try:
+        return struct.pack(f"<{len(values)}f", *values)
+    except OverflowError:
+        return None
+
+
+@FUZZ
+@given(values=st.lists(st.floats() | st.sampled_from(_EDGES) | st.sampled_from([-x for x in _EDGES]), max_size=40))
+def test_float32_bytes_are_those_of_struct(values: list[float]) -> None:
+    got = _speedups.float32_bytes(values)
+    assert _speedups.float32_bytes(tuple(values)) == got
+    if all(math.isfinite(x) for x in values) and _struct_bytes(values) is not None:
+        assert got == _struct_bytes(values)
+    else:
+        assert got is None  # struct decides: an infinity, NaN, or a value beyond binary32
+
+
+@pytest.mark.parametrize("values", [
+    [1], [0.5, True], [0.5, "x"], [0.5, None], [2 ** 200], [0.5, float("nan")],
+    [_FLT_MAX, -math.inf], [_FLT_MAX + 2.0 ** 103], [-1e39],
+])
+def test_float32_bytes_leave_to_struct_what_is_not_a_plain_float(values: list[Any]) -> None:
+    assert _speedups.float32_bytes(values) is None
+
+
+def test_float32_bytes_read_a_list_or_a_tuple_only() -> None:
+    class Floats(list):  # type: ignore[type-arg]
+        pass
+
+    assert _speedups.float32_bytes([]) == b"" and _speedups.float32_bytes(()) == b""
+    assert _speedups.float32_bytes(Floats([0.5])) is None and _speedups.float32_bytes(iter([0.5])) is None
+    assert _speedups.float32_bytes(b"\x00") is None and _speedups.float32_bytes(0.5) is None
+    assert _speedups.float32_bytes([0.1, -0.0]) == struct.pack("<2f", 0.1, -0.0)

@@ -1,4 +1,5 @@
-/* Scans and counts of the typed fast path (memorywire._fast), in C.
+/* Scans and counts of the typed fast path (memorywire._fast), and the
+ * packing of float32 values the service stores (float32_bytes), in C.
  *
  * The fast path decodes a document with msgspec into dicts typed by the
  * field tables; msgspec keeps the last of repeated members and passes over
@@ -11,6 +12,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -463,17 +465,72 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(r);
 }
 
+/* The items ahead that float32_bytes asks the processor to load while it
+ * converts one: a caller's floats are often far from the cache. */
+#define PREFETCH 16
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_OBJECT(p) __builtin_prefetch((p))
+#else
+#define PREFETCH_OBJECT(p) ((void)(p))
+#endif
+
+/* float32_bytes(values) -> bytes | None: the little-endian binary32 bytes
+ * of a list or tuple of floats, each rounded to binary32 by C's conversion,
+ * which is what struct's 'f' format does; None when an item is not exactly
+ * a float, is not finite, or is beyond binary32: the packer in Python
+ * (memorywire.service.records.raw_values) decides those. No Python code
+ * runs in the loop, so the items stay as they are while it reads them. */
+static PyObject *
+float32_bytes(PyObject *self, PyObject *arg)
+{
+    if (!PyList_CheckExact(arg) && !PyTuple_CheckExact(arg))
+        Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(arg);
+    PyObject **items = PySequence_Fast_ITEMS(arg);
+    if (n > PY_SSIZE_T_MAX / 4)
+        Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * 4);
+    if (out == NULL)
+        return NULL;
+    unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i];
+        if (i + PREFETCH < n)
+            PREFETCH_OBJECT(items[i + PREFETCH]);
+        if (!PyFloat_CheckExact(v))
+            goto unsure;
+        const double x = PyFloat_AS_DOUBLE(v);
+        if (!isfinite(x))
+            goto unsure;
+        const float y = (float)x;
+        if (isinf(y))
+            goto unsure;
+        uint32_t u;
+        memcpy(&u, &y, sizeof u);
+        p[0] = (unsigned char)u;
+        p[1] = (unsigned char)(u >> 8);
+        p[2] = (unsigned char)(u >> 16);
+        p[3] = (unsigned char)(u >> 24);
+        p += 4;
+    }
+    return out;
+unsure:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
     {"tree_counts", (PyCFunction)(void (*)(void))tree_counts, METH_FASTCALL,
      "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},
     {"value_ok", (PyCFunction)(void (*)(void))value_ok, METH_FASTCALL, "Whether a Value is within the rules."},
+    {"float32_bytes", float32_bytes, METH_O, "The little-endian binary32 bytes of a list of floats, or None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "memorywire._speedups", "Scans and counts of the typed fast path.", -1, methods,
+    PyModuleDef_HEAD_INIT, "memorywire._speedups", "Scans and counts of the typed fast path, and the packing of float32 values.", -1, methods,
 };
 
 PyMODINIT_FUNC

@@ -1,4 +1,5 @@
-"""Scans and counts of the typed fast path, in C (_speedups.c)."""
+"""Scans and counts of the typed fast path, and the packing of float32
+values the service stores, in C (_speedups.c)."""
 
 from typing import Any
 
@@ -23,3 +24,8 @@ def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int,
     """Whether a Value at the given depth is certainly within the rules: JSON
     types only, 64-bit integers, no float that might be a long integer token,
     within the depth, count and string limits."""
+
+def float32_bytes(values: Any, /) -> bytes | None:
+    """The little-endian binary32 bytes of a list or tuple of floats, each
+    rounded to binary32 as struct's 'f' format rounds it, or None when a
+    value is not exactly a float, is not finite, or is beyond binary32."""

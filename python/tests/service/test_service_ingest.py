@@ -9,7 +9,11 @@ import gc
 import hashlib
 import math
 import operator
+import os
+import pickle
 import random
+import subprocess
+import sys
 import threading
 from array import array
 from pathlib import Path
@@ -21,7 +25,7 @@ from conftest import STORES, open_test_store
 from service_helpers import embedding, fact, fails
 
 import memorywire.protobuf
-from memorywire.service import Service, Store
+from memorywire.service import Service, Store, records
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import Vector, canonical, float32s, recanonical
@@ -204,6 +208,27 @@ def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     assert float32s([0.1]) == [float(array("f", [0.1])[0])] and float32s([1.0]) != ["x"]
     with pytest.raises(TypeError):
         orjson.dumps(float32s([1.0]))  # never written as something else
+
+
+def test_float32s_are_the_same_without_the_compiled_packer() -> None:
+    """With MEMORYWIRE_PURE=1 (and where the extension is not built) struct
+    packs every vector, to the same bytes as the compiled packer."""
+    rng = random.Random(12)
+    vectors: list[list[Any]] = [[], [0, 1, -2, True], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39],
+                                [math.inf, -math.inf, 0.5], [3.4028235677973366e38, 1.0]]
+    vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
+                for n in (1, 7, 384, 385) for _ in range(20)]
+    assert records._float32_bytes is not None  # the compiled packer is in use here
+    script = ("import sys, pickle\n"
+              "from memorywire.service import records\n"
+              "assert records._float32_bytes is None\n"
+              "print(' '.join(records.float32s(v).raw.hex() for v in pickle.loads(sys.stdin.buffer.read())))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(vectors),
+                          env={**os.environ, "MEMORYWIRE_PURE": "1"}, capture_output=True, check=True)
+    pure = [bytes.fromhex(x) for x in done.stdout.decode().split(" ")]
+    assert pure == [float32s(v).raw for v in vectors] == [array("f", v).tobytes() for v in vectors]
+    with pytest.raises(TypeError):
+        records.raw_values([0.5, "x"])
 
 
 def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:

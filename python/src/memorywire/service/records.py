@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import struct
 import sys
 import time
@@ -19,6 +20,11 @@ import orjson
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
 
+try:
+    from memorywire import _speedups
+except ImportError:  # not built (no C compiler): struct packs every vector
+    _speedups = None  # type: ignore[assignment]
+
 RECORD_TYPE = "memorywire.v1.MemoryRecord"
 PAYLOADS = tuple(m.kind_payloads()) + ("encrypted",)
 SCOPE_FIELDS = ("user", "agent", "session", "run", "task", "project")
@@ -30,6 +36,10 @@ _canonical_embedding = _compiled.function("js", "memorywire.v1.Embedding")
 _LITTLE = sys.byteorder == "little"
 #: Packers of little-endian binary32 vectors, by their number of values.
 _PACKERS: dict[int, struct.Struct] = {}
+#: The compiled packer of a list of floats (``_speedups.float32_bytes``),
+#: which gives struct's bytes or None; not with MEMORYWIRE_PURE=1.
+_float32_bytes = (_speedups.float32_bytes if _speedups is not None
+                  and os.environ.get("MEMORYWIRE_PURE", "") in ("", "0") else None)
 
 
 def now() -> str:
@@ -428,6 +438,11 @@ def raw_values(values: list[float] | Vector) -> bytes:
     raw = getattr(values, "raw", None)
     if type(raw) is bytes:
         return raw
+    if _float32_bytes is not None:
+        # Without a call per value; None for what struct decides.
+        raw = _float32_bytes(values)
+        if raw is not None:
+            return raw
     n = len(values)
     packer = _PACKERS.get(n)
     if packer is None:
