@@ -68,7 +68,8 @@ class Vector:
     holds lists of floats. It compares equal to the values of the same
     binary32 bytes in any form (0.0 and -0.0 differ). It is no list: JSON
     writers refuse it rather than write it as something else, and the stored
-    forms (``pack``, ``pack_split``) and the request digest read its bytes.
+    forms (``pack``, ``pack_split``) and the request digest read its bytes
+    (and write its number of values in its place, ``counted_dumps``).
     ``norm`` is its norm once measured (``vectors.norms_of``), else None."""
 
     __slots__ = ("norm", "raw")
@@ -171,7 +172,7 @@ def in_canonical_order(doc: Mapping[str, Any]) -> dict[str, Any]:
         out["embeddings"] = embeddings
     for name in _ORDERED_MEMBERS:
         sub = out.get(name)
-        if sub is not None:
+        if sub is not None and len(sub) > 1:
             out[name] = {k: sub[k] for k in sorted(sub)}
     return out
 
@@ -195,7 +196,12 @@ def content_hash(doc: Mapping[str, Any]) -> str | None:
     name = payload_member(doc)
     if name is None:
         return None
-    return "sha256:" + hashlib.sha256(dumps(doc[name])).hexdigest()
+    return payload_hash(doc[name])
+
+
+def payload_hash(payload: Mapping[str, Any]) -> str:
+    """The content hash of a record of a canonical payload."""
+    return "sha256:" + hashlib.sha256(dumps(payload)).hexdigest()
 
 
 def status(doc: Mapping[str, Any]) -> str:
@@ -470,6 +476,24 @@ def float32_values(raw: bytes) -> list[float]:
     return a.tolist()
 
 
+def _vector_count(value: Any) -> int:
+    """What ``counted_dumps`` writes of a ``Vector``: its number of values."""
+    if type(value) is Vector:
+        return len(value.raw) >> 2
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def counted_dumps(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> bytes | None:
+    """The JSON of a record whose ``embeddings`` (a list) each hold a
+    ``Vector`` of values, with each embedding's values replaced by their
+    number, without a copy of the record (the stored form and the request
+    digest write it so); None when an embedding holds other values."""
+    for e in embeddings:
+        if type(e.get("values")) is not Vector:
+            return None
+    return orjson.dumps(doc, default=_vector_count, option=option)
+
+
 def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     """The stored bytes of a canonical record: its JSON without embedding
     values, and the binary32 bytes of those values (None without
@@ -477,6 +501,9 @@ def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc), None
+    data = counted_dumps(doc, embeddings)
+    if data is not None:
+        return data, b"".join([e["values"].raw for e in embeddings])
     doc = dict(doc)
     doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
     return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
@@ -493,6 +520,9 @@ def _split_sorted(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS), None
+    data = counted_dumps(doc, embeddings, orjson.OPT_SORT_KEYS)
+    if data is not None:
+        return data, b"".join([e["values"].raw for e in embeddings])
     bare = dict(doc)
     bare["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
     return (orjson.dumps(bare, option=orjson.OPT_SORT_KEYS),
@@ -515,5 +545,5 @@ def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:
 
 def embedding_values(doc: Mapping[str, Any]) -> list[tuple[str, int, list[float]]]:
     """(model, dimensions, values) of each embedding of a record."""
-    return [(e["model"], int(e.get("dimensions", len(e["values"]))), e["values"])
+    return [(e["model"], int(e["dimensions"]) if "dimensions" in e else len(e["values"]), e["values"])
             for e in doc.get("embeddings", ())]
