@@ -1,9 +1,10 @@
 """The compiled part of memorywire: memorywire._speedups, the scans and counts
 of the typed fast path (memorywire._fast), and the packing of the float32
-values the service stores (memorywire.service.records). It is optional: where
-it cannot be built (no C compiler), the package installs without it, every
-document takes the walkers' path, and struct packs the values. Everything
-else is in pyproject.toml."""
+values the service stores and the sums of their squares
+(memorywire.service.records and vectors). It is optional: where it cannot be
+built (no C compiler), the package installs without it, every document takes
+the walkers' path, struct packs the values and numpy adds the squares.
+Everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 

@@ -286,3 +286,32 @@ def test_float32_bytes_read_a_list_or_a_tuple_only() -> None:
     assert _speedups.float32_bytes(Floats([0.5])) is None and _speedups.float32_bytes(iter([0.5])) is None
     assert _speedups.float32_bytes(b"\x00") is None and _speedups.float32_bytes(0.5) is None
     assert _speedups.float32_bytes([0.1, -0.0]) == struct.pack("<2f", 0.1, -0.0)
+
+
+def _sequential_squares(raw: bytes) -> float:
+    """The squares of binary32 values, widened, added one after the other."""
+    total = 0.0
+    for (x,) in struct.iter_unpack("<f", raw):
+        total += x * x
+    return total
+
+
+@FUZZ
+@given(values=st.lists(st.floats(width=32) | st.sampled_from(_EDGES[:10]), max_size=64))
+def test_float32_sum_squares_add_in_order(values: list[float]) -> None:
+    raw = b"".join(struct.pack("<f", x) if abs(x) <= _FLT_MAX or not math.isfinite(x) else b"\0\0\x80\x7f"
+                   for x in values)
+    got = _speedups.float32_sum_squares(raw)
+    expected = _sequential_squares(raw)
+    assert got is not None and (got == expected or (math.isnan(got) and math.isnan(expected)))
+    assert _speedups.float32_sum_squares(bytearray(raw)) == got or math.isnan(expected)
+
+
+def test_float32_sum_squares_refuse_a_partial_value() -> None:
+    assert _speedups.float32_sum_squares(b"") == 0.0
+    assert _speedups.float32_sum_squares(b"\0\0\x80") is None
+    # rounding in order: 1 + 2**-30 squared terms vanish next to 1, not next to each other
+    tiny = struct.pack("<f", 2.0 ** -27)
+    raw = struct.pack("<f", 1.0) + tiny * 8
+    assert _speedups.float32_sum_squares(raw) == 1.0 == _sequential_squares(raw)
+    assert _speedups.float32_sum_squares(tiny * 8 + struct.pack("<f", 1.0)) == 1.0 + 8 * 2.0 ** -54

@@ -1,5 +1,6 @@
 /* Scans and counts of the typed fast path (memorywire._fast), and the
- * packing of float32 values the service stores (float32_bytes), in C.
+ * packing of float32 values the service stores and the sums of their
+ * squares (float32_bytes, float32_sum_squares), in C.
  *
  * The fast path decodes a document with msgspec into dicts typed by the
  * field tables; msgspec keeps the last of repeated members and passes over
@@ -12,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -519,6 +521,41 @@ unsure:
     Py_RETURN_NONE;
 }
 
+/* float32_sum_squares(raw) -> float | None: the sum of the squares of the
+ * little-endian binary32 values of raw, each widened to binary64, added one
+ * after the other in binary64 from the first (as numpy's add.accumulate
+ * adds them); None when the length of raw is not a multiple of 4, or where
+ * C evaluates doubles in a wider format, whose sums could differ. Each
+ * square of a binary32 value is exact in binary64, so that a fused
+ * multiply-add gives the same sum. */
+static PyObject *
+float32_sum_squares(PyObject *self, PyObject *arg)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (view.len % 4 != 0) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    const unsigned char *p = (const unsigned char *)view.buf;
+    const Py_ssize_t n = view.len / 4;
+    double sum = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++, p += 4) {
+        const uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        float y;
+        memcpy(&y, &u, sizeof y);
+        const double w = (double)y;
+        sum += w * w;
+    }
+    PyBuffer_Release(&view);
+    return PyFloat_FromDouble(sum);
+#else
+    Py_RETURN_NONE;
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
@@ -526,11 +563,15 @@ static PyMethodDef methods[] = {
      "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},
     {"value_ok", (PyCFunction)(void (*)(void))value_ok, METH_FASTCALL, "Whether a Value is within the rules."},
     {"float32_bytes", float32_bytes, METH_O, "The little-endian binary32 bytes of a list of floats, or None."},
+    {"float32_sum_squares", float32_sum_squares, METH_O,
+     "The sum of the squares of little-endian binary32 values, added in order in binary64, or None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "memorywire._speedups", "Scans and counts of the typed fast path, and the packing of float32 values.", -1, methods,
+    PyModuleDef_HEAD_INIT, "memorywire._speedups",
+    "Scans and counts of the typed fast path, and the packing and sums of squares of float32 values.", -1,
+    methods,
 };
 
 PyMODINIT_FUNC

@@ -1,5 +1,5 @@
 """Scans and counts of the typed fast path, and the packing of float32
-values the service stores, in C (_speedups.c)."""
+values the service stores and the sums of their squares, in C (_speedups.c)."""
 
 from typing import Any
 
@@ -29,3 +29,8 @@ def float32_bytes(values: Any, /) -> bytes | None:
     """The little-endian binary32 bytes of a list or tuple of floats, each
     rounded to binary32 as struct's 'f' format rounds it, or None when a
     value is not exactly a float, is not finite, or is beyond binary32."""
+
+def float32_sum_squares(raw: bytes, /) -> float | None:
+    """The sum of the squares of little-endian binary32 values, each widened
+    to binary64, added one after the other in binary64; None when the length
+    is not a multiple of 4, or where C evaluates doubles in a wider format."""

@@ -25,7 +25,7 @@ from conftest import STORES, open_test_store
 from service_helpers import embedding, fact, fails
 
 import memorywire.protobuf
-from memorywire.service import Service, Store, records
+from memorywire.service import Service, Store, records, vectors
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import Vector, canonical, float32s, recanonical
@@ -212,21 +212,27 @@ def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
 
 def test_float32s_are_the_same_without_the_compiled_packer() -> None:
     """With MEMORYWIRE_PURE=1 (and where the extension is not built) struct
-    packs every vector, to the same bytes as the compiled packer."""
+    packs every vector, to the same bytes as the compiled packer, and numpy
+    or ``sum`` measure their norms, as the compiled sums do."""
     rng = random.Random(12)
-    vectors: list[list[Any]] = [[], [0, 1, -2, True], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39],
+    tests: list[list[Any]] = [[], [0, 1, -2, True], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39],
                                 [math.inf, -math.inf, 0.5], [3.4028235677973366e38, 1.0]]
-    vectors += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
+    tests += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
                 for n in (1, 7, 384, 385) for _ in range(20)]
     assert records._float32_bytes is not None  # the compiled packer is in use here
+    assert (vectors._sum_squares is not None) == (sys.version_info < (3, 12))
     script = ("import sys, pickle\n"
-              "from memorywire.service import records\n"
-              "assert records._float32_bytes is None\n"
-              "print(' '.join(records.float32s(v).raw.hex() for v in pickle.loads(sys.stdin.buffer.read())))\n")
-    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(vectors),
+              "from memorywire.service import records, vectors\n"
+              "assert records._float32_bytes is None and vectors._sum_squares is None\n"
+              "raws = [records.float32s(v).raw for v in pickle.loads(sys.stdin.buffer.read())]\n"
+              "sys.stdout.buffer.write(pickle.dumps((raws, vectors.norms_of(raws))))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(tests),
                           env={**os.environ, "MEMORYWIRE_PURE": "1"}, capture_output=True, check=True)
-    pure = [bytes.fromhex(x) for x in done.stdout.decode().split(" ")]
-    assert pure == [float32s(v).raw for v in vectors] == [array("f", v).tobytes() for v in vectors]
+    pure, pure_norms = pickle.loads(done.stdout)
+    assert pure == [float32s(v).raw for v in tests] == [array("f", v).tobytes() for v in tests]
+    # the norms too, the compiled sums (where Python's sum adds in order) and numpy's
+    norms = norms_of(pure)
+    assert [str(x) for x in norms] == [str(x) for x in pure_norms] == [str(norm_of(raw)) for raw in pure]
     with pytest.raises(TypeError):
         records.raw_values([0.5, "x"])
 
