@@ -87,6 +87,70 @@ def test_put_digest_tells_requests_apart(kind: str, request: pytest.FixtureReque
         store.close()
 
 
+def _items_digest(req: dict[str, Any]) -> bytes:
+    """The digest of a Put as ``Base.items_digest`` states it, from copies:
+    the method, the request without its records, then each canonical record
+    with the values of each embedding replaced by their number, and their
+    binary32 bytes."""
+    h = hashlib.sha256(b"Put\x00")
+    bare = memorywire.protobuf.Encoder("memorywire.v1.PutRequest").encode_valid(
+        {**req, "items": [{k: v for k, v in it.items() if k != "record"} for it in req["items"]]})
+    h.update(len(bare).to_bytes(8, "little") + bare)
+    for it in req["items"]:
+        rec = canonical(it["record"])
+        embeddings = rec.get("embeddings", [])
+        counted = {**rec, "embeddings": [{**e, "values": len(e["values"])} for e in embeddings]}
+        data = orjson.dumps(counted if embeddings else rec, option=orjson.OPT_SORT_KEYS)
+        h.update(len(data).to_bytes(8, "little") + data)
+        for e in embeddings:
+            h.update(array("f", e["values"]).tobytes())
+    return b"\x02" + h.digest()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_put_digest_is_that_of_the_records_with_counted_values(kind: str, request: pytest.FixtureRequest,
+                                                              tmp_path: Path) -> None:
+    """Embeddings of several lengths, several in a record, none, and items
+    with and without fields of their own."""
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        two = [*embedding([0.5, -0.0, 1e-45]), {"model": "other", "dimensions": 2, "values": [1.0, 2.5]}]
+        req = _request("op-c")
+        req["items"] += [{"record": fact("c", "three", embeddings=two)}, {"record": fact("d", "four"),
+                                                                          "expected_revision": 0}]
+        svc.put(call, req)
+        assert _recorded(store, "op-c")[1] == _items_digest(req)
+        # the same records, values as the codec reads them from bytes
+        same = memorywire.protobuf.decode(memorywire.protobuf.Encoder("memorywire.v1.PutRequest").encode(
+            {**req, "operation_id": "op-d"}), type="memorywire.v1.PutRequest")
+        svc.put(call, same)
+        assert _recorded(store, "op-d")[1] == _items_digest({**req, "operation_id": "op-d"})
+    finally:
+        store.close()
+
+
+def test_stored_form_is_that_of_the_values_as_floats() -> None:
+    """pack_split and same write a record's Vectors as a list of floats of
+    the same values would be written."""
+    doc = records.canonical_record(fact("c", "three", embeddings=[
+        *embedding([0.5, -0.0, 1e-45]), {"model": "other", "dimensions": 2, "values": [1.0, 2.5]}]))
+    assert all(type(e["values"]) is Vector for e in doc["embeddings"])
+    floats = {**doc, "embeddings": [{**e, "values": e["values"].tolist()} for e in doc["embeddings"]]}
+    data, vecs = records.pack_split(doc)
+    assert (data, vecs) == records.pack_split(floats)
+    assert orjson.loads(data)["embeddings"] == [{"dimensions": 3, "model": "demo", "values": 3},
+                                                {"dimensions": 2, "model": "other", "values": 2}]
+    assert vecs == array("f", [0.5, -0.0, 1e-45, 1.0, 2.5]).tobytes()
+    assert records.unpack_split(data, vecs) == floats
+    assert records.same(doc, floats) and records.same(floats, doc)
+    assert not records.same(doc, {**floats, "embeddings": [{**e, "values": [0.0] * len(e["values"])}
+                                                           for e in floats["embeddings"]]})
+    with pytest.raises(TypeError):
+        records.counted_dumps({"x": b"bytes"}, [])  # no other value is written as a count
+
+
 @pytest.mark.parametrize("kind", STORES)
 def test_put_replays_an_operation_recorded_with_the_single_digest(kind: str, request: pytest.FixtureRequest,
                                                                   tmp_path: Path) -> None:
