@@ -144,8 +144,10 @@ class Base:
         Protobuf encoding of every value of every embedding; the digest is
         ``ITEMS_DIGEST`` and 32 bytes."""
         h = hashlib.sha256(method.encode("ascii") + b"\x00")
+        # An item of a record alone (most are) is an empty one without it.
         bare = self.canonical_request(method, {**req, "items": [
-            {k: v for k, v in it.items() if k != "record"} for it in req["items"]]})
+            {} if len(it) == 1 and "record" in it else {k: v for k, v in it.items() if k != "record"}
+            for it in req["items"]]})
         h.update(len(bare).to_bytes(8, "little"))
         h.update(bare)
         sort = orjson.OPT_SORT_KEYS
