@@ -1,7 +1,9 @@
 """The compiled part of memorywire: memorywire._speedups, the typed fast path
-(memorywire._fast) in C. It is optional: where it cannot be
-built (no C compiler), the package installs without it and every document
-takes the walkers' path. Everything else is in pyproject.toml."""
+(memorywire._fast) in C, and the reading of float32 vectors and the sums of
+their squares (memorywire._compiled, and the service's records and vectors).
+It is optional: where it cannot be built (no C compiler), the package installs
+without it, every document takes the walkers' path, struct packs the values
+and numpy adds the squares. Everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 

@@ -1,10 +1,13 @@
-"""The compiled scans and counts of the typed fast path (memorywire._speedups).
+"""The compiled scans and counts of the typed fast path, and the packing of
+float32 values (memorywire._speedups).
 
 Each is checked against a count made in Python from a real parse, on
 generated documents and on random, mutated and truncated bytes: they read
 only within their input, never fail on it, and say "unsure" (-1, None)
 rather than give a count that could let a lost member through. Without the
-extension the codec takes the walkers alone, with the same results.
+extension the codec takes the walkers alone, with the same results. The
+packer of float32 values gives struct's bytes, or None for what struct
+decides.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import datetime
 import gc
 import json
+import math
 import struct
 import subprocess
 import sys
@@ -240,19 +244,29 @@ def test_tree_counts_spell_datetimes_as_the_walkers(seconds: int, micros: int, w
     assert tree == {"a": _timestamp.format(seconds, micros * 1000), "b": [_timestamp.format(seconds, 0)]}
 
 
+_FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+#: Doubles about the edges of binary32: its largest value, the halfway point
+#: past it (which rounds to an infinity), subnormals and what rounds to zero.
+_EDGES = [_FLT_MAX, math.nextafter(_FLT_MAX, math.inf), _FLT_MAX + 2.0 ** 103,
+          math.nextafter(_FLT_MAX + 2.0 ** 103, 0.0), 2.0 ** -149, 2.0 ** -150, math.nextafter(2.0 ** -150, 1.0),
+          1e-46, 0.0, -0.0, 5e-324, 1e39, math.inf, -math.inf, math.nan]
+
 _vector_items = (st.floats(width=64) | st.integers(-(2**1100), 2**1100) | st.booleans() | st.none()
                  | st.sampled_from([3.4028234663852886e38, 3.4028235677973362e38, 3.4028235677973366e38,
-                                    -3.4028235677973366e38, 1e-46, -0.0, 5e-324]))
+                                    -3.4028235677973366e38, 1e-46, -0.0, 5e-324])
+                 | st.sampled_from(_EDGES) | st.sampled_from([-x for x in _EDGES]))
 
 
 def _struct_le(values: list[Any]) -> bytes | None:
-    """What struct packs, where every item is a float or an int (not a bool)."""
+    """What struct packs, where every item is a float or an int (not a bool)
+    and every value is finite in binary32."""
     if not all(type(x) in (float, int) for x in values):
         return None
     try:
-        return struct.pack(f"<{len(values)}f", *values)
+        packed = struct.pack(f"<{len(values)}f", *values)
     except (OverflowError, struct.error):  # beyond binary32 once rounded, or an int beyond binary64
         return None
+    return packed if all(math.isfinite(x) for x in struct.unpack(f"<{len(values)}f", packed)) else None
 
 
 @FUZZ
@@ -434,3 +448,32 @@ def test_msgpack_scan_finds_a_control_character_at_any_place(control: str | None
                 for after in ([], ["x" * 10], [1] * 9, ["\x01"]):
                     clean = control is None and after != ["\x01"]
                     assert _speedups.msgpack_scan(msgpack.packb([text, *after])) == (0, 0, clean)
+
+
+def _sequential_squares(raw: bytes) -> float:
+    """The squares of binary32 values, widened, added one after the other."""
+    total = 0.0
+    for (x,) in struct.iter_unpack("<f", raw):
+        total += x * x
+    return total
+
+
+@FUZZ
+@given(values=st.lists(st.floats(width=32) | st.sampled_from(_EDGES[:10]), max_size=64))
+def test_float32_sum_squares_add_in_order(values: list[float]) -> None:
+    raw = b"".join(struct.pack("<f", x) if abs(x) <= _FLT_MAX or not math.isfinite(x) else b"\0\0\x80\x7f"
+                   for x in values)
+    got = _speedups.float32_sum_squares(raw)
+    expected = _sequential_squares(raw)
+    assert got is not None and (got == expected or (math.isnan(got) and math.isnan(expected)))
+    assert _speedups.float32_sum_squares(bytearray(raw)) == got or math.isnan(expected)
+
+
+def test_float32_sum_squares_refuse_a_partial_value() -> None:
+    assert _speedups.float32_sum_squares(b"") == 0.0
+    assert _speedups.float32_sum_squares(b"\0\0\x80") is None
+    # rounding in order: 1 + 2**-30 squared terms vanish next to 1, not next to each other
+    tiny = struct.pack("<f", 2.0 ** -27)
+    raw = struct.pack("<f", 1.0) + tiny * 8
+    assert _speedups.float32_sum_squares(raw) == 1.0 == _sequential_squares(raw)
+    assert _speedups.float32_sum_squares(tiny * 8 + struct.pack("<f", 1.0)) == 1.0 + 8 * 2.0 ** -54

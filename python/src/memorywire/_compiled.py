@@ -42,13 +42,17 @@ from memorywire.errors import escape_token
 #: and no fast path, in this module or the others that read it.
 PURE = os.environ.get("MEMORYWIRE_PURE", "") not in ("", "0")
 
-_float32_le: Callable[[Any], bytes | None] | None
+#: The compiled reader of a float32 vector of Python floats
+#: (``_speedups.float32_le``): its little-endian binary32 bytes, the bytes
+#: struct gives, or None for what it cannot vouch for; None where the
+#: extension is not built, or with MEMORYWIRE_PURE=1.
+float32_le: Callable[[Any], bytes | None] | None
 try:
-    from memorywire._speedups import float32_le as _float32_le
+    from memorywire._speedups import float32_le
 except ImportError:  # not built: struct and array read the vectors
-    _float32_le = None
+    float32_le = None
 if PURE:
-    _float32_le = None
+    float32_le = None
 
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
@@ -103,7 +107,7 @@ def _days_ok(v: str) -> bool:
 def check_vector(v: list[Any], p: str, w: Any) -> None:
     if type(v) is Float32Values:
         return  # read from binary32 bytes and checked then
-    if _float32_le is not None and _float32_le(v) is not None:
+    if float32_le is not None and float32_le(v) is not None:
         return  # floats and ints, finite in binary32
     kinds = set(map(type, v))
     if not kinds <= {float, int}:
@@ -308,8 +312,8 @@ def float32_bytes(v: Any) -> bytes:
     one call, where an array converts them one at a time)."""
     if type(v) is Float32Values:
         return v.raw
-    if _float32_le is not None:
-        raw = _float32_le(v)
+    if float32_le is not None:
+        raw = float32_le(v)
         if raw is not None:
             return raw
     return _float32_format(len(v)).pack(*v)

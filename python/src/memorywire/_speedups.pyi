@@ -1,4 +1,5 @@
-"""The typed fast path, in C (_speedups.c): its scans, counts and whole path, and the reading of float32 vectors."""
+"""The typed fast path, in C (_speedups.c): its scans, counts and whole path, and the reading of
+float32 vectors and the sums of their squares."""
 
 from collections.abc import Callable
 from typing import Any
@@ -52,3 +53,8 @@ class FastPath:
                 limits: tuple[int, int, int, int, int],
                 helpers: tuple[Callable[[bytes], Any], Callable[[bytes], Any], Callable[[bytes], str]]) -> FastPath: ...
     def __call__(self, data: bytes | str, /) -> dict[str, Any] | None: ...
+
+def float32_sum_squares(raw: bytes, /) -> float | None:
+    """The sum of the squares of little-endian binary32 values, each widened
+    to binary64, added one after the other in binary64; None when the length
+    is not a multiple of 4, or where C evaluates doubles in a wider format."""

@@ -9,7 +9,11 @@ import gc
 import hashlib
 import math
 import operator
+import os
+import pickle
 import random
+import subprocess
+import sys
 import threading
 from array import array
 from pathlib import Path
@@ -21,7 +25,8 @@ from conftest import STORES, open_test_store
 from service_helpers import embedding, fact, fails
 
 import memorywire.protobuf
-from memorywire.service import Service, Store
+from memorywire import _compiled
+from memorywire.service import Service, Store, records, vectors
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import Vector, canonical, float32s, recanonical
@@ -81,6 +86,70 @@ def test_put_digest_tells_requests_apart(kind: str, request: pytest.FixtureReque
             fails("OPERATION_ID_REUSED", lambda: svc.put(call, other), "/operation_id")  # noqa: B023
     finally:
         store.close()
+
+
+def _items_digest(req: dict[str, Any]) -> bytes:
+    """The digest of a Put as ``Base.items_digest`` states it, from copies:
+    the method, the request without its records, then each canonical record
+    with the values of each embedding replaced by their number, and their
+    binary32 bytes."""
+    h = hashlib.sha256(b"Put\x00")
+    bare = memorywire.protobuf.Encoder("memorywire.v1.PutRequest").encode_valid(
+        {**req, "items": [{k: v for k, v in it.items() if k != "record"} for it in req["items"]]})
+    h.update(len(bare).to_bytes(8, "little") + bare)
+    for it in req["items"]:
+        rec = canonical(it["record"])
+        embeddings = rec.get("embeddings", [])
+        counted = {**rec, "embeddings": [{**e, "values": len(e["values"])} for e in embeddings]}
+        data = orjson.dumps(counted if embeddings else rec, option=orjson.OPT_SORT_KEYS)
+        h.update(len(data).to_bytes(8, "little") + data)
+        for e in embeddings:
+            h.update(array("f", e["values"]).tobytes())
+    return b"\x02" + h.digest()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_put_digest_is_that_of_the_records_with_counted_values(kind: str, request: pytest.FixtureRequest,
+                                                              tmp_path: Path) -> None:
+    """Embeddings of several lengths, several in a record, none, and items
+    with and without fields of their own."""
+    store = open_test_store(kind, request, tmp_path / "s.sqlite3")
+    try:
+        svc = Service(store)
+        call = Call("t")
+        two = [*embedding([0.5, -0.0, 1e-45]), {"model": "other", "dimensions": 2, "values": [1.0, 2.5]}]
+        req = _request("op-c")
+        req["items"] += [{"record": fact("c", "three", embeddings=two)}, {"record": fact("d", "four"),
+                                                                          "expected_revision": 0}]
+        svc.put(call, req)
+        assert _recorded(store, "op-c")[1] == _items_digest(req)
+        # the same records, values as the codec reads them from bytes
+        same = memorywire.protobuf.decode(memorywire.protobuf.Encoder("memorywire.v1.PutRequest").encode(
+            {**req, "operation_id": "op-d"}), type="memorywire.v1.PutRequest")
+        svc.put(call, same)
+        assert _recorded(store, "op-d")[1] == _items_digest({**req, "operation_id": "op-d"})
+    finally:
+        store.close()
+
+
+def test_stored_form_is_that_of_the_values_as_floats() -> None:
+    """pack_split and same write a record's Vectors as a list of floats of
+    the same values would be written."""
+    doc = records.canonical_record(fact("c", "three", embeddings=[
+        *embedding([0.5, -0.0, 1e-45]), {"model": "other", "dimensions": 2, "values": [1.0, 2.5]}]))
+    assert all(type(e["values"]) is Vector for e in doc["embeddings"])
+    floats = {**doc, "embeddings": [{**e, "values": e["values"].tolist()} for e in doc["embeddings"]]}
+    data, vecs = records.pack_split(doc)
+    assert (data, vecs) == records.pack_split(floats)
+    assert orjson.loads(data)["embeddings"] == [{"dimensions": 3, "model": "demo", "values": 3},
+                                                {"dimensions": 2, "model": "other", "values": 2}]
+    assert vecs == array("f", [0.5, -0.0, 1e-45, 1.0, 2.5]).tobytes()
+    assert records.unpack_split(data, vecs) == floats
+    assert records.same(doc, floats) and records.same(floats, doc)
+    assert not records.same(doc, {**floats, "embeddings": [{**e, "values": [0.0] * len(e["values"])}
+                                                           for e in floats["embeddings"]]})
+    with pytest.raises(TypeError):
+        records.counted_dumps({"x": b"bytes"}, [])  # no other value is written as a count
 
 
 @pytest.mark.parametrize("kind", STORES)
@@ -204,6 +273,34 @@ def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     assert float32s([0.1]) == [float(array("f", [0.1])[0])] and float32s([1.0]) != ["x"]
     with pytest.raises(TypeError):
         orjson.dumps(float32s([1.0]))  # never written as something else
+
+
+def test_float32s_are_the_same_without_the_compiled_packer() -> None:
+    """With MEMORYWIRE_PURE=1 (and where the extension is not built) struct
+    packs every vector, to the same bytes as the compiled packer, and numpy
+    or ``sum`` measure their norms, as the compiled sums do."""
+    rng = random.Random(12)
+    tests: list[list[Any]] = [[], [0, 1, -2, True], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39],
+                                [math.inf, -math.inf, 0.5], [3.4028235677973366e38, 1.0]]
+    tests += [[rng.gauss(0, 1) * 10.0 ** rng.randint(-45, 38) for _ in range(n)]
+                for n in (1, 7, 384, 385) for _ in range(20)]
+    assert _compiled.float32_le is not None  # the compiled packer is in use here
+    assert (vectors._sum_squares is not None) == (sys.version_info < (3, 12))
+    script = ("import sys, pickle\n"
+              "from memorywire import _compiled\n"
+              "from memorywire.service import records, vectors\n"
+              "assert _compiled.float32_le is None and vectors._sum_squares is None\n"
+              "raws = [records.float32s(v).raw for v in pickle.loads(sys.stdin.buffer.read())]\n"
+              "sys.stdout.buffer.write(pickle.dumps((raws, vectors.norms_of(raws))))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(tests),
+                          env={**os.environ, "MEMORYWIRE_PURE": "1"}, capture_output=True, check=True)
+    pure, pure_norms = pickle.loads(done.stdout)
+    assert pure == [float32s(v).raw for v in tests] == [array("f", v).tobytes() for v in tests]
+    # the norms too, the compiled sums (where Python's sum adds in order) and numpy's
+    norms = norms_of(pure)
+    assert [str(x) for x in norms] == [str(x) for x in pure_norms] == [str(norm_of(raw)) for raw in pure]
+    with pytest.raises(TypeError):
+        records.raw_values([0.5, "x"])
 
 
 def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:

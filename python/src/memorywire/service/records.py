@@ -58,7 +58,8 @@ class Vector:
     holds lists of floats. It compares equal to the values of the same
     binary32 bytes in any form (0.0 and -0.0 differ). It is no list: JSON
     writers refuse it rather than write it as something else, and the stored
-    forms (``pack``, ``pack_split``) and the request digest read its bytes.
+    forms (``pack``, ``pack_split``) and the request digest read its bytes
+    (and write its number of values in its place, ``counted_dumps``).
     ``norm`` is its norm once measured (``vectors.norms_of``), else None."""
 
     __slots__ = ("norm", "raw")
@@ -101,28 +102,11 @@ class Vector:
 
 def float32s(values: list[float] | Vector) -> Vector:
     """The canonical values of a float32 vector (each rounded to binary32)
-    as their little-endian binary32 bytes, from one conversion and no
-    Python float; values the codec read from bytes (``Float32Values``) keep
-    their bytes."""
+    as their little-endian binary32 bytes (``raw_values``); a ``Vector`` is
+    kept as it is."""
     if type(values) is Vector:
         return values
-    raw = getattr(values, "raw", None)
-    if type(raw) is bytes:
-        return Vector(raw)
-    n = len(values)
-    packer = _PACKERS.get(n)
-    if packer is None:
-        packer = struct.Struct(f"<{n}f")
-        if len(_PACKERS) < 64:
-            _PACKERS[n] = packer
-    try:
-        return Vector(packer.pack(*values))
-    except OverflowError:
-        # A value beyond binary32, which the codec's checks refuse: as an infinity.
-        a = array("f", values)
-        if not _LITTLE:
-            a.byteswap()
-        return Vector(a.tobytes())
+    return Vector(raw_values(values))
 
 
 def canonical_record(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -178,7 +162,7 @@ def in_canonical_order(doc: Mapping[str, Any]) -> dict[str, Any]:
         out["embeddings"] = embeddings
     for name in _ORDERED_MEMBERS:
         sub = out.get(name)
-        if sub is not None:
+        if sub is not None and len(sub) > 1:
             out[name] = {k: sub[k] for k in sorted(sub)}
     return out
 
@@ -202,7 +186,12 @@ def content_hash(doc: Mapping[str, Any]) -> str | None:
     name = payload_member(doc)
     if name is None:
         return None
-    return "sha256:" + hashlib.sha256(dumps(doc[name])).hexdigest()
+    return payload_hash(doc[name])
+
+
+def payload_hash(payload: Mapping[str, Any]) -> str:
+    """The content hash of a record of a canonical payload."""
+    return "sha256:" + hashlib.sha256(dumps(payload)).hexdigest()
 
 
 def status(doc: Mapping[str, Any]) -> str:
@@ -437,13 +426,32 @@ def unpack(data: bytes) -> dict[str, Any]:
 
 
 def raw_values(values: list[float] | Vector) -> bytes:
-    """The little-endian binary32 bytes of float32 values: those of a
-    ``Vector``, or those the codec read them from when it did, without a
-    round trip through floats."""
+    """The little-endian binary32 bytes of float32 values (each rounded to
+    binary32, from one conversion and no Python float): those of a
+    ``Vector``, or those the codec read them from when it did
+    (``Float32Values``), without a round trip through floats. A value that
+    is no number raises TypeError."""
     raw = getattr(values, "raw", None)
     if type(raw) is bytes:
         return raw
-    a = array("f", values)
+    if _compiled.float32_le is not None:
+        # Without a call per value; None for what struct decides.
+        raw = _compiled.float32_le(values)
+        if raw is not None:
+            return raw
+    n = len(values)
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = struct.Struct(f"<{n}f")
+        if len(_PACKERS) < 64:
+            _PACKERS[n] = packer
+    try:
+        return packer.pack(*values)
+    except OverflowError:
+        # A value beyond binary32, which the codec's checks refuse: as an infinity.
+        a = array("f", values)
+    except struct.error as e:
+        raise TypeError(str(e)) from None
     if not _LITTLE:
         a.byteswap()
     return a.tobytes()
@@ -458,6 +466,24 @@ def float32_values(raw: bytes) -> list[float]:
     return a.tolist()
 
 
+def _vector_count(value: Any) -> int:
+    """What ``counted_dumps`` writes of a ``Vector``: its number of values."""
+    if type(value) is Vector:
+        return len(value.raw) >> 2
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def counted_dumps(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> bytes | None:
+    """The JSON of a record whose ``embeddings`` (a list) each hold a
+    ``Vector`` of values, with each embedding's values replaced by their
+    number, without a copy of the record (the stored form and the request
+    digest write it so); None when an embedding holds other values."""
+    for e in embeddings:
+        if type(e.get("values")) is not Vector:
+            return None
+    return orjson.dumps(doc, default=_vector_count, option=option)
+
+
 def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     """The stored bytes of a canonical record: its JSON without embedding
     values, and the binary32 bytes of those values (None without
@@ -465,6 +491,9 @@ def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc), None
+    data = counted_dumps(doc, embeddings)
+    if data is not None:
+        return data, b"".join([e["values"].raw for e in embeddings])
     doc = dict(doc)
     doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
     return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
@@ -481,6 +510,9 @@ def _split_sorted(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS), None
+    data = counted_dumps(doc, embeddings, orjson.OPT_SORT_KEYS)
+    if data is not None:
+        return data, b"".join([e["values"].raw for e in embeddings])
     bare = dict(doc)
     bare["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
     return (orjson.dumps(bare, option=orjson.OPT_SORT_KEYS),
@@ -503,5 +535,5 @@ def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:
 
 def embedding_values(doc: Mapping[str, Any]) -> list[tuple[str, int, list[float]]]:
     """(model, dimensions, values) of each embedding of a record."""
-    return [(e["model"], int(e.get("dimensions", len(e["values"]))), e["values"])
+    return [(e["model"], int(e["dimensions"]) if "dimensions" in e else len(e["values"]), e["values"])
             for e in doc.get("embeddings", ())]

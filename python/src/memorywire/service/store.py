@@ -1402,24 +1402,31 @@ class WriteTx(_Reads, WriteState):
 
     def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
                new: dict[str, Any], old_text: str, new_text: str) -> None:
+        if old is None:
+            # A new record: its text and embeddings are queued with it.
+            if new_text:
+                self._queued_texts.append((rid, new_text))
+            rows = embedding_rows(new)
+            num = t.num
+            if rows:
+                self._queued_embeddings.extend([(rid, num, model, dims, off, norm)
+                                                for model, dims, off, _, norm in rows])
+            self.touched[rid] = (num, r.status(new), int(new["sequence"]),
+                                 [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
+            return
         if old_text != new_text:
             if old_text:
                 self._drop_text(rid, old_text)
-            if new_text and old is None:
-                self._queued_texts.append((rid, new_text))  # with the record, queued
-            elif new_text:
+            if new_text:
                 self.conn.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", (rid, new_text))
-        old_emb = old.get("embeddings") if old is not None else None
+        old_emb = old.get("embeddings")
         new_emb = new.get("embeddings")
         indexed: list[Any] | None = None
-        if old is None or old_emb != new_emb:
-            if old is not None and old_emb:
+        if old_emb != new_emb:
+            if old_emb:
                 self._drop_embeddings(t, rid, old)
             rows = embedding_rows(new)
-            if rows and old is None:
-                self._queued_embeddings.extend((rid, t.num, model, dims, off, norm)
-                                               for model, dims, off, _, norm in rows)
-            elif rows:
+            if rows:
                 self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
                                       [(rid, t.num, model, dims, off, norm)
                                        for model, dims, off, _, norm in rows])

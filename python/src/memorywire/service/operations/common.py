@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
+
 import memorywire
 import memorywire.protobuf
 from memorywire import _model, validation
@@ -142,15 +144,19 @@ class Base:
         Protobuf encoding of every value of every embedding; the digest is
         ``ITEMS_DIGEST`` and 32 bytes."""
         h = hashlib.sha256(method.encode("ascii") + b"\x00")
+        # An item of a record alone (most are) is an empty one without it.
         bare = self.canonical_request(method, {**req, "items": [
-            {k: v for k, v in it.items() if k != "record"} for it in req["items"]]})
+            {} if len(it) == 1 and "record" in it else {k: v for k, v in it.items() if k != "record"}
+            for it in req["items"]]})
         h.update(len(bare).to_bytes(8, "little"))
         h.update(bare)
+        sort = orjson.OPT_SORT_KEYS
         for rec in records:
             embeddings = rec.get("embeddings") or ()
-            if embeddings:
-                rec = {**rec, "embeddings": [{**e, "values": len(e.get("values") or ())} for e in embeddings]}
-            data = r.dumps(rec)
+            data = r.counted_dumps(rec, embeddings, sort) if embeddings else r.dumps(rec)
+            if data is None:
+                data = r.dumps({**rec, "embeddings": [{**e, "values": len(e.get("values") or ())}
+                                                      for e in embeddings]})
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
             for e in embeddings:
@@ -345,8 +351,9 @@ class Base:
     def _set_hash(doc: dict[str, Any], old: Mapping[str, Any] | None) -> None:
         """provenance.content_hash: computed from the payload (canonical);
         a tombstone keeps the hash it was written with, or the stored one."""
-        if r.payload_member(doc) is not None:
-            r.set_member(doc, "provenance", "content_hash", r.content_hash(doc))
+        name = r.payload_member(doc)
+        if name is not None:
+            r.set_member(doc, "provenance", "content_hash", r.payload_hash(doc[name]))
         elif "content_hash" not in doc.get("provenance", {}) and old is not None:
             h = old.get("provenance", {}).get("content_hash")
             if h:
