@@ -80,17 +80,23 @@ _SECOND = timedelta(seconds=1)
 _MICROSECOND_TEXT = len("0000-00-00T00:00:00.000000Z")
 
 
-def timestamp_up(text: str) -> dict[str, int]:
-    """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+def timestamp_datetime(text: str) -> datetime | None:
+    """The datetime in UTC of a valid timestamp, read by one call in C, where
+    it holds the timestamp exactly (whole microseconds, not the year 0000,
+    which datetime refuses); else None."""
     if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
         try:
-            # One call in C where the text holds whole microseconds (not
-            # the year 0000, which datetime refuses).
-            d = _fromisoformat(text)
+            return _fromisoformat(text)
         except ValueError:
             pass
-        else:
-            return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
+    return None
+
+
+def timestamp_up(text: str) -> dict[str, int]:
+    """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+    d = timestamp_datetime(text)
+    if d is not None:
+        return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
     seconds, nanos = _timestamp.parse(text)
     return {"seconds": seconds, "nanos": nanos}
 
@@ -307,11 +313,9 @@ def ts_mp(text: str) -> Any:
     datetime in UTC where it holds the timestamp exactly (msgspec writes it
     in C, in the shortest of the three forms as msgpack does), else the
     extension's bytes."""
-    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
-        try:
-            return _fromisoformat(text)
-        except ValueError:
-            pass  # the year 0000
+    d = timestamp_datetime(text)
+    if d is not None:
+        return d
     assert msgspec is not None
     return msgspec.msgpack.Ext(-1, _msgpack.Timestamp(*_timestamp.parse(text)).to_bytes())
 
