@@ -1,4 +1,5 @@
-"""Scans and counts of the typed fast path, in C (_speedups.c)."""
+"""Scans and counts of the typed fast path and the canonical pass of the
+writers, in C (_speedups.c)."""
 
 from typing import Any
 
@@ -23,3 +24,23 @@ def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int,
     """Whether a Value at the given depth is certainly within the rules: JSON
     types only, 64-bit integers, no float that might be a long integer token,
     within the depth, count and string limits."""
+
+# The canonical pass of the writers (memorywire._encode).
+
+def canonical_tables(tables: list[tuple[list[tuple[str, str, bool, int, Any]], Any, Any]],
+                     timestamp: type | None = None, /) -> Any:
+    """The tables of the canonical pass, checked: for each message type, its
+    fields (name, how a member changes, whether each element changes, the
+    index of a message type, the function of one value), its walker and its
+    generated function; and the type of the timestamps of the walkers of
+    MessagePack (attributes seconds and nanoseconds)."""
+
+def canonical(tables: Any, index: int, doc: Any, /) -> Any:
+    """The canonical form of a valid document of the message type of index:
+    what the generated function of the tables gives, the document itself
+    where no member changes."""
+
+def canonical_msgpack(tables: Any, index: int, fallback: Any, doc: Any, /) -> bytes:
+    """The canonical MessagePack bytes of a valid document of the message
+    type of index, as msgspec writes the canonical form of the tables'
+    functions; fallback(doc) where anything is not certain."""
