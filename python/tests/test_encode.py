@@ -313,10 +313,18 @@ def _outcome(call: Any, *args: Any) -> tuple[Any, ...]:
         return ("raises", type(e), str(e))
 
 
-def compiled_agree(doc: Any, type_name: str) -> None:
+def compiled_agree(doc: Any, type_name: str, exact_errors: bool) -> None:
     """The passes in C give what the generated functions give: the same
     canonical form (the document itself exactly where it is kept), the same
-    MessagePack bytes, or the same error."""
+    MessagePack bytes, or an error; with exact_errors (a document with one
+    fault at most) the same error. Of two faults, the generated functions
+    may meet either first: they find some members through a set."""
+    def same(got: tuple[Any, ...], expected: tuple[Any, ...], job: str) -> None:
+        if exact_errors or expected[0] == "value":
+            assert got == expected, job
+        else:
+            assert got[0] == "raises", job
+
     for job in ("js", "mp"):
         c, py = _encode.c_canonical(job, type_name), _encode.FUNCTIONS[f"{job}_{_model.message(type_name).name}"]
         got, expected = _outcome(c, doc), _outcome(py, doc)
@@ -327,12 +335,12 @@ def compiled_agree(doc: Any, type_name: str) -> None:
             else:
                 encode = _encode.msgspec.msgpack.Encoder(order="deterministic", enc_hook=_encode._mp_hook).encode
                 got, expected = (_outcome(encode, x[1]) for x in (got, expected))
-        assert got == expected, job
+        same(got, expected, job)
     written = _outcome(_encode.msgpack_writer(type_name), doc)
-    assert written == _outcome(_encode.msgpack_writer(type_name, compiled=False), doc)
+    same(written, _outcome(_encode.msgpack_writer(type_name, compiled=False), doc), "msgpack")
     js = _outcome(lambda d: orjson.dumps(_encode.json_canonical(type_name)(d), option=orjson.OPT_SORT_KEYS), doc)
-    assert js == _outcome(lambda d: orjson.dumps(_encode.json_canonical(type_name, compiled=False)(d),
-                                                 option=orjson.OPT_SORT_KEYS), doc)
+    same(js, _outcome(lambda d: orjson.dumps(_encode.json_canonical(type_name, compiled=False)(d),
+                                             option=orjson.OPT_SORT_KEYS), doc), "json")
 
 
 #: Values of every kind a member may hold by mistake or by default.
@@ -340,11 +348,11 @@ _ODD_VALUES = st.sampled_from([
     "", 0, 0.0, -0.0, False, None, [], {}, True, 1, 2**64, -(2**63) - 1, 2**64 - 1, -(2**63), 1.5, "x",
     "\ud800", "2026-01-01T00:00:00Z", "0000-01-01T00:00:00.5Z", "1969-12-31T23:59:59.123456789Z",
     "2514-05-30T01:53:04Z", "AAEC", b"\x00", [1, "a"], {"a": 1}, (1,), [{}], [{"a": ""}],
-    _codec.Float32Values([0.5]), datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
+    _codec.Float32Values([0.5]), [0.1, 2**70], [1e39], [True, 1e-46, -0.0],
+    datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
     msgpack.Timestamp(1, 2)])
 
 
-@pytest.mark.skipif(not _encode._C_TABLES, reason="memorywire._speedups is not built")
 @pytest.mark.parametrize("type_name", [RECORD, "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest",
                                        "memorywire.v1.GetResponse", "memorywire.v1.ExportResponse"],
                          ids=lambda t: t.rsplit(".", 1)[1])
@@ -352,28 +360,29 @@ def test_the_passes_in_c_agree_with_the_generated_functions(type_name: str) -> N
     """On generated documents, valid or not, and on copies in which one
     member of a message, or one string, is changed: to a default value, a
     value of another type, a lone surrogate."""
-    counts = {"documents": 0, "changed": 0}
+    counts = {"documents": 0, "changed": 0, "valid": 0}
 
     @GENERATED
     @given(doc=S.documents(type_name), data=st.data())
     def agree(doc: dict[str, Any], data: Any) -> None:
-        compiled_agree(doc, type_name)
+        valid = not validation.check(doc, type_name)[0]
+        compiled_agree(doc, type_name, valid)
         counts["documents"] += 1
         _, strings = _with_surrogate(doc, -1)
         if strings:
-            compiled_agree(_with_surrogate(doc, data.draw(st.integers(0, strings - 1)))[0], type_name)
+            compiled_agree(_with_surrogate(doc, data.draw(st.integers(0, strings - 1)))[0], type_name, valid)
         nodes = S.message_nodes(doc, type_name)
         node, info, _ = nodes[data.draw(st.integers(0, len(nodes) - 1))]
         name = data.draw(st.sampled_from(sorted(info.fields) + ["unknown"]))
         node[name] = data.draw(_ODD_VALUES)
-        compiled_agree(doc, type_name)
+        compiled_agree(doc, type_name, valid)
         counts["changed"] += 1
+        counts["valid"] += valid
 
     agree()
-    assert counts["documents"] >= 20 and counts["changed"] >= 20, counts
+    assert counts["documents"] >= 20 and counts["changed"] >= 20 and counts["valid"] >= 5, counts
 
 
-@pytest.mark.skipif(not _encode._C_TABLES, reason="memorywire._speedups is not built")
 def test_the_msgpack_writer_in_c_serves_the_vectors_itself() -> None:
     """The writer in C writes every record of the vectors without handing it
     to the generated functions: agreeing with them is not by falling back."""
@@ -390,7 +399,6 @@ def test_the_msgpack_writer_in_c_serves_the_vectors_itself() -> None:
     assert len(records) >= 100 and not handed
 
 
-@pytest.mark.skipif(not _encode._C_TABLES, reason="memorywire._speedups is not built")
 def test_the_passes_in_c_hold_no_reference() -> None:
     """Every object a pass in C is given or makes is released, on every way
     out: a kept document, a copy, the walker, the fallback, an error."""

@@ -380,6 +380,8 @@ def _c_kind(f: m.FieldInfo, job: str) -> str:
         return "message"
     if f.kind == m.TIMESTAMP:
         return f"timestamp_{job}"
+    if f.kind == m.FLOAT32 and job == "mp":
+        return "vector_mp"  # packed in C by the MessagePack writer
     return "double" if f.kind == m.DOUBLE else "call"
 
 

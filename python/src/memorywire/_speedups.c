@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -466,18 +467,20 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------
  * The canonical pass of the writers (memorywire._encode), in C.
  *
- * canonical_tables(tables) reads the tables that memorywire._encode derives
- * from the field tables, one a message type: (fields, walker, fallback),
- * fields a list of (name, kind, repeated, message, fn) for the members whose
- * spelling changes in the canonical form. canonical(tables, index, doc) then
- * does what the generated function fallback does for the message type of
- * that index: a document with a default member goes to the walker; else the
+ * canonical_tables(tables, timestamp) reads the tables that
+ * memorywire._encode derives from the field tables, one a message type:
+ * (fields, walker, fallback), fields a list of (name, kind, repeated,
+ * message, fn), kind how a member of the field changes in the canonical
+ * form ("keep" where it does not). canonical(tables, index, doc) then does
+ * what the generated function fallback does for the message type of that
+ * index: a document with a default member goes to the walker; else the
  * document itself where no member changes, or a copy with the changed
  * members. Whatever is not a dict or list where one is expected goes to the
  * Python functions, which give the same result or raise the same error.
+ * canonical_msgpack writes the bytes of that form itself (below).
  */
 
-enum { CANON_MESSAGE, CANON_TS_JS, CANON_TS_MP, CANON_DOUBLE, CANON_CALL, CANON_KEEP };
+enum { CANON_MESSAGE, CANON_TS_JS, CANON_TS_MP, CANON_DOUBLE, CANON_CALL, CANON_KEEP, CANON_VECTOR_MP };
 
 typedef struct {
     int kind;
@@ -544,10 +547,11 @@ canon_capsule_free(PyObject *capsule)
 static int
 canon_kind(PyObject *name)
 {
-    static const char *const kinds[] = {"message", "timestamp_js", "timestamp_mp", "double", "call", "keep"};
+    static const char *const kinds[] = {"message", "timestamp_js", "timestamp_mp", "double", "call", "keep",
+                                        "vector_mp"};
     const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
     if (text != NULL)
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < (int)(sizeof kinds / sizeof *kinds); k++)
             if (strcmp(text, kinds[k]) == 0)
                 return k;
     if (!PyErr_Occurred())
@@ -1136,6 +1140,54 @@ mp_timestamp(MpOut *out, int64_t seconds, uint32_t nanos)
     return 0;
 }
 
+/* A float32 vector as bin of its little-endian binary32 values, rounded to
+ * nearest as struct packs them (memorywire._compiled.float32_bytes);
+ * MP_UNSURE for a value that is not a float or an int, or that binary32
+ * cannot hold (struct refuses it). */
+static int
+mp_vector(MpOut *out, PyObject *v)
+{
+    const Py_ssize_t n = PyList_GET_SIZE(v);
+    if (n > PY_SSIZE_T_MAX / 4)
+        return MP_UNSURE;
+    const Py_ssize_t start = out->len;
+    int r = mp_length(out, 4 * n, 0, -1, 0xc4, 0xc5, 0xc6);
+    if (r || (r = mp_reserve(out, 4 * n)) != 0)
+        return r;
+    unsigned char *p = (unsigned char *)out->buf + out->len;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyList_GET_ITEM(v, k);
+        double d;
+        if (PyFloat_CheckExact(x))
+            d = PyFloat_AS_DOUBLE(x);
+        else if (PyLong_CheckExact(x)) {
+            d = PyLong_AsDouble(x);
+            if (d == -1.0 && PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                    return -1;
+                PyErr_Clear();
+                out->len = start;
+                return MP_UNSURE;
+            }
+        }
+        else {
+            out->len = start;
+            return MP_UNSURE;
+        }
+        const float y = (float)d;
+        if (isinf(y) && !isinf(d)) {
+            out->len = start;
+            return MP_UNSURE;
+        }
+        uint32_t bits;
+        memcpy(&bits, &y, sizeof bits);
+        for (int b = 0; b < 4; b++)
+            p[4 * k + b] = (unsigned char)(bits >> (8 * b));
+    }
+    out->len += 4 * n;
+    return 0;
+}
+
 /* Days since 1970-01-01 of a proleptic Gregorian date, as
  * memorywire._timestamp._days_from_civil. */
 static int64_t
@@ -1182,6 +1234,18 @@ mp_timestamp_text(MpOut *out, PyObject *text)
 
 static int mp_value(CanonTables *t, MpOut *out, PyObject *v, int depth);
 static int mp_message(CanonTables *t, MpOut *out, Py_ssize_t index, PyObject *d, int depth);
+
+/* The bytes fn gives for a value, as bin. */
+static int
+mp_call(MpOut *out, PyObject *fn, PyObject *v)
+{
+    PyObject *y = PyObject_CallOneArg(fn, v);
+    if (y == NULL)
+        return -1;
+    const int r = PyBytes_CheckExact(y) ? mp_bin(out, y) : MP_UNSURE;
+    Py_DECREF(y);
+    return r;
+}
 
 typedef struct {
     PyObject *key, *value;
@@ -1309,16 +1373,14 @@ mp_map(CanonTables *t, MpOut *out, PyObject *d, CanonMessage *msg, int depth)
                 else
                     r = MP_UNSURE;
                 break;
-            case CANON_CALL: {
-                PyObject *y = PyObject_CallOneArg(f->fn, x);
-                if (y == NULL)
-                    r = -1;
-                else {
-                    r = PyBytes_CheckExact(y) ? mp_bin(out, y) : MP_UNSURE;
-                    Py_DECREF(y);
-                }
+            case CANON_VECTOR_MP:
+                /* A Float32Values keeps the bytes it was read from: its function gives them. */
+                if (!PyList_CheckExact(x) || (r = mp_vector(out, x)) == MP_UNSURE)
+                    r = mp_call(out, f->fn, x);
                 break;
-            }
+            case CANON_CALL:
+                r = mp_call(out, f->fn, x);
+                break;
             default:
                 r = MP_UNSURE;
             }
