@@ -428,3 +428,28 @@ def test_the_passes_in_c_hold_no_reference() -> None:
             for _ in range(50):
                 _outcome(write, doc)
             assert [sys.getrefcount(x) for x in objects(doc)] == held
+
+
+def test_the_msgpack_writer_in_c_hands_on_deep_documents() -> None:
+    """Nesting beyond what the writer in C follows goes to the former
+    writer, with the same bytes; nesting within it stays in C."""
+    import functools
+
+    from memorywire import _speedups
+
+    tables, index = _encode._C_TABLES["mp"]
+    for depth, handed_on in ((50, False), (300, True)):  # a map and a list a level
+        value: Any = "leaf"
+        for _ in range(depth):
+            value = {"a": [value]}
+        doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "metadata": {"v": value}}
+        handed: list[Any] = []
+
+        def former(d: Any, handed: list[Any] = handed) -> bytes:
+            handed.append(d)
+            return _encode.msgpack_writer(RECORD, compiled=False)(d)  # type: ignore[no-any-return]
+
+        write = functools.partial(_speedups.canonical_msgpack, tables, index["MemoryRecord"], former)
+        assert write(doc) == _encode.msgpack_writer(RECORD, compiled=False)(doc)
+        assert bool(handed) is handed_on
+        compiled_agree(doc, RECORD, True)

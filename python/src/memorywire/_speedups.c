@@ -935,7 +935,7 @@ canonical(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * form, deep nesting, an error of a function (it raises it again). */
 
 /* Nesting written here at most; deeper documents take the fallback. */
-#define MP_DEPTH 256
+#define MP_DEPTH 128
 
 typedef struct {
     char *buf;
