@@ -271,6 +271,29 @@ def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:
         assert bytes.fromhex(pb_hex) == mp.encode(doc)
 
 
+def test_without_the_extension_the_encoders_write_the_same_bytes() -> None:
+    """An install where memorywire._speedups could not be built: the
+    generated functions write every document, with the same output."""
+    docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:60]
+    text = json.dumps([mj.encode(doc).decode() for doc in docs])
+    script = (
+        "import json, sys\n"
+        "sys.modules['memorywire._speedups'] = None  # its import fails, as where it was not built\n"
+        "import memorywire.json as mj, memorywire.msgpack as mm\n"
+        "from memorywire import _encode\n"
+        "assert _encode.ENABLED and not _encode._C_TABLES\n"
+        "assert _encode.c_canonical('js', 'memorywire.v1.MemoryRecord') is None\n"
+        "docs = [mj.decode(t) for t in json.loads(sys.stdin.read())]\n"
+        "print(json.dumps([[mj.encode(d).decode(), mm.encode(d).hex()] for d in docs]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=text, capture_output=True, text=True, check=True)
+    generated = json.loads(done.stdout)
+    assert len(generated) == len(docs) >= 50
+    for doc, (js, mp_hex) in zip(docs, generated, strict=True):
+        assert js.encode() == mj.encode(doc)
+        assert bytes.fromhex(mp_hex) == mm.encode(doc)
+
+
 def test_float32_vectors_round_as_an_array_does() -> None:
     """struct packs a vector's values in one call; they round to nearest as
     the array of binary32 values the validator builds would."""
