@@ -16,7 +16,9 @@ with functions generated per message type ``M`` from the field tables:
   walker of :mod:`memorywire._compiled`. Where memorywire._speedups is
   built, ``canonical`` there does the same in C, from tables derived here
   from the same field tables (``_c_tables``), and calls the generated
-  functions for what it does not take itself.
+  functions for what it does not take itself; ``canonical_msgpack`` there
+  writes the MessagePack bytes of that form itself, as msgspec would, and
+  hands what it is not certain of to the generated function and msgspec.
 
 Every writer here gives the bytes of its counterpart in
 :mod:`memorywire._compiled`, or raises, and the codecs then take the
