@@ -271,6 +271,29 @@ def test_without_the_fast_writers_the_encoders_write_the_same_bytes() -> None:
         assert bytes.fromhex(pb_hex) == mp.encode(doc)
 
 
+def test_without_the_extension_the_encoders_write_the_same_bytes() -> None:
+    """An install where memorywire._speedups could not be built: the
+    generated functions write every document, with the same output."""
+    docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:60]
+    text = json.dumps([mj.encode(doc).decode() for doc in docs])
+    script = (
+        "import json, sys\n"
+        "sys.modules['memorywire._speedups'] = None  # its import fails, as where it was not built\n"
+        "import memorywire.json as mj, memorywire.msgpack as mm\n"
+        "from memorywire import _encode\n"
+        "assert _encode.ENABLED and not _encode._C_TABLES\n"
+        "assert _encode.c_canonical('js', 'memorywire.v1.MemoryRecord') is None\n"
+        "docs = [mj.decode(t) for t in json.loads(sys.stdin.read())]\n"
+        "print(json.dumps([[mj.encode(d).decode(), mm.encode(d).hex()] for d in docs]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=text, capture_output=True, text=True, check=True)
+    generated = json.loads(done.stdout)
+    assert len(generated) == len(docs) >= 50
+    for doc, (js, mp_hex) in zip(docs, generated, strict=True):
+        assert js.encode() == mj.encode(doc)
+        assert bytes.fromhex(mp_hex) == mm.encode(doc)
+
+
 def test_float32_vectors_round_as_an_array_does() -> None:
     """struct packs a vector's values in one call; they round to nearest as
     the array of binary32 values the validator builds would."""
@@ -300,3 +323,156 @@ def test_msgspec_writes_the_vectors_without_falling_back() -> None:
     assert len(records) >= 100
     for doc in records:
         assert encode(_encode.FUNCTIONS["mp_MemoryRecord"](doc)) == walkers(doc, RECORD)["msgpack"]
+
+
+# -- the canonical pass and the MessagePack writer in C -----------------------
+
+
+def _outcome(call: Any, *args: Any) -> tuple[Any, ...]:
+    """What a call gives: its value, or the type and text of what it raises."""
+    try:
+        return ("value", call(*args))
+    except Exception as e:  # noqa: BLE001 - the two paths must raise alike, whatever they raise
+        return ("raises", type(e), str(e))
+
+
+def compiled_agree(doc: Any, type_name: str, exact_errors: bool) -> None:
+    """The passes in C give what the generated functions give: the same
+    canonical form (the document itself exactly where it is kept), the same
+    MessagePack bytes, or an error; with exact_errors (a document with one
+    fault at most) the same error. Of two faults, the generated functions
+    may meet either first: they find some members through a set."""
+    def same(got: tuple[Any, ...], expected: tuple[Any, ...], job: str) -> None:
+        if exact_errors or expected[0] == "value":
+            assert got == expected, job
+        else:
+            assert got[0] == "raises", job
+
+    for job in ("js", "mp"):
+        c, py = _encode.c_canonical(job, type_name), _encode.FUNCTIONS[f"{job}_{_model.message(type_name).name}"]
+        got, expected = _outcome(c, doc), _outcome(py, doc)
+        if expected[0] == "value":
+            assert got[0] == "value" and (got[1] is doc) == (expected[1] is doc), job
+            if job == "js":
+                got, expected = (_outcome(orjson.dumps, x[1], orjson.OPT_SORT_KEYS) for x in (got, expected))
+            else:
+                encode = _encode.msgspec.msgpack.Encoder(order="deterministic", enc_hook=_encode._mp_hook).encode
+                got, expected = (_outcome(encode, x[1]) for x in (got, expected))
+        same(got, expected, job)
+    written = _outcome(_encode.msgpack_writer(type_name), doc)
+    same(written, _outcome(_encode.msgpack_writer(type_name, compiled=False), doc), "msgpack")
+    js = _outcome(lambda d: orjson.dumps(_encode.json_canonical(type_name)(d), option=orjson.OPT_SORT_KEYS), doc)
+    same(js, _outcome(lambda d: orjson.dumps(_encode.json_canonical(type_name, compiled=False)(d),
+                                             option=orjson.OPT_SORT_KEYS), doc), "json")
+
+
+#: Values of every kind a member may hold by mistake or by default.
+_ODD_VALUES = st.sampled_from([
+    "", 0, 0.0, -0.0, False, None, [], {}, True, 1, 2**64, -(2**63) - 1, 2**64 - 1, -(2**63), 1.5, "x",
+    "\ud800", "2026-01-01T00:00:00Z", "0000-01-01T00:00:00.5Z", "1969-12-31T23:59:59.123456789Z",
+    "2514-05-30T01:53:04Z", "AAEC", b"\x00", [1, "a"], {"a": 1}, (1,), [{}], [{"a": ""}],
+    _codec.Float32Values([0.5]), [0.1, 2**70], [1e39], [True, 1e-46, -0.0],
+    datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
+    msgpack.Timestamp(1, 2)])
+
+
+@pytest.mark.parametrize("type_name", [RECORD, "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest",
+                                       "memorywire.v1.GetResponse", "memorywire.v1.ExportResponse"],
+                         ids=lambda t: t.rsplit(".", 1)[1])
+def test_the_passes_in_c_agree_with_the_generated_functions(type_name: str) -> None:
+    """On generated documents, valid or not, and on copies in which one
+    member of a message, or one string, is changed: to a default value, a
+    value of another type, a lone surrogate."""
+    counts = {"documents": 0, "changed": 0, "valid": 0}
+
+    @GENERATED
+    @given(doc=S.documents(type_name), data=st.data())
+    def agree(doc: dict[str, Any], data: Any) -> None:
+        valid = not validation.check(doc, type_name)[0]
+        compiled_agree(doc, type_name, valid)
+        counts["documents"] += 1
+        _, strings = _with_surrogate(doc, -1)
+        if strings:
+            compiled_agree(_with_surrogate(doc, data.draw(st.integers(0, strings - 1)))[0], type_name, valid)
+        nodes = S.message_nodes(doc, type_name)
+        node, info, _ = nodes[data.draw(st.integers(0, len(nodes) - 1))]
+        name = data.draw(st.sampled_from(sorted(info.fields) + ["unknown"]))
+        node[name] = data.draw(_ODD_VALUES)
+        compiled_agree(doc, type_name, valid)
+        counts["changed"] += 1
+        counts["valid"] += valid
+
+    agree()
+    assert counts["documents"] >= 20 and counts["changed"] >= 20 and counts["valid"] >= 5, counts
+
+
+def test_the_msgpack_writer_in_c_serves_the_vectors_itself() -> None:
+    """The writer in C writes every record of the vectors without handing it
+    to the generated functions: agreeing with them is not by falling back."""
+    import functools
+
+    from memorywire import _speedups
+
+    tables, index = _encode._C_TABLES["mp"]
+    handed: list[Any] = []
+    write = functools.partial(_speedups.canonical_msgpack, tables, index["MemoryRecord"], handed.append)
+    records = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD]
+    for doc in records:
+        assert write(doc) == walkers(doc, RECORD)["msgpack"]
+    assert len(records) >= 100 and not handed
+
+
+def test_the_passes_in_c_hold_no_reference() -> None:
+    """Every object a pass in C is given or makes is released, on every way
+    out: a kept document, a copy, the walker, the fallback, an error."""
+    base = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"},
+            "created_at": "2026-01-01T00:00:00.100000Z",
+            "lifecycle": {"importance": 1, "expires_at": "2026-01-02T00:00:00Z"},
+            "embeddings": [{"values": [0.5, 1], "model": "m"}], "tags": ["a"], "metadata": {"b": [1, {"c": None}]}}
+    docs = [base, {**base, "tags": []}, {**base, "fact": {"text": "t", "subject": ""}},
+            {**base, "id": "\ud800"}, {**base, "metadata": {"x": 2**70}}, {**base, "tags": ("a",)},
+            {**base, "lifecycle": {"importance": "not a number"}}, {**base, "created_at": 5}]
+    writers = [_encode.c_canonical("js", RECORD), _encode.c_canonical("mp", RECORD), _encode.msgpack_writer(RECORD)]
+
+    def objects(node: Any) -> list[Any]:
+        out = [node]
+        if type(node) is dict:
+            for k, v in node.items():
+                out += [k, *objects(v)]
+        elif type(node) in (list, tuple):
+            for v in node:
+                out += objects(v)
+        return out
+
+    for doc in docs:
+        for write in writers:
+            _outcome(write, doc)  # the names of the document enter the caches of the tables
+            held = [sys.getrefcount(x) for x in objects(doc)]
+            for _ in range(50):
+                _outcome(write, doc)
+            assert [sys.getrefcount(x) for x in objects(doc)] == held
+
+
+def test_the_msgpack_writer_in_c_hands_on_deep_documents() -> None:
+    """Nesting beyond what the writer in C follows goes to the former
+    writer, with the same bytes; nesting within it stays in C."""
+    import functools
+
+    from memorywire import _speedups
+
+    tables, index = _encode._C_TABLES["mp"]
+    for depth, handed_on in ((50, False), (300, True)):  # a map and a list a level
+        value: Any = "leaf"
+        for _ in range(depth):
+            value = {"a": [value]}
+        doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"}, "metadata": {"v": value}}
+        handed: list[Any] = []
+
+        def former(d: Any, handed: list[Any] = handed) -> bytes:
+            handed.append(d)
+            return _encode.msgpack_writer(RECORD, compiled=False)(d)  # type: ignore[no-any-return]
+
+        write = functools.partial(_speedups.canonical_msgpack, tables, index["MemoryRecord"], former)
+        assert write(doc) == _encode.msgpack_writer(RECORD, compiled=False)(doc)
+        assert bool(handed) is handed_on
+        compiled_agree(doc, RECORD, True)

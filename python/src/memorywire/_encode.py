@@ -13,7 +13,12 @@ with functions generated per message type ``M`` from the field tables:
   a message whose members all differ from their defaults: the document
   itself, or a copy with only the members whose spelling changes; orjson
   and msgspec write them with sorted keys. Any other message takes the
-  walker of :mod:`memorywire._compiled`.
+  walker of :mod:`memorywire._compiled`. Where memorywire._speedups is
+  built, ``canonical`` there does the same in C, from tables derived here
+  from the same field tables (``_c_tables``), and calls the generated
+  functions for what it does not take itself; ``canonical_msgpack`` there
+  writes the MessagePack bytes of that form itself, as msgspec would, and
+  hands what it is not certain of to the generated function and msgspec.
 
 Every writer here gives the bytes of its counterpart in
 :mod:`memorywire._compiled`, or raises, and the codecs then take the
@@ -26,6 +31,7 @@ counterparts run.
 from __future__ import annotations
 
 import base64
+import functools
 import sys
 from datetime import datetime, timedelta, timezone
 from operator import is_
@@ -79,17 +85,23 @@ _SECOND = timedelta(seconds=1)
 _MICROSECOND_TEXT = len("0000-00-00T00:00:00.000000Z")
 
 
-def timestamp_up(text: str) -> dict[str, int]:
-    """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+def timestamp_datetime(text: str) -> datetime | None:
+    """The datetime in UTC of a valid timestamp, read by one call in C, where
+    it holds the timestamp exactly (whole microseconds, not the year 0000,
+    which datetime refuses); else None."""
     if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
         try:
-            # One call in C where the text holds whole microseconds (not
-            # the year 0000, which datetime refuses).
-            d = _fromisoformat(text)
+            return _fromisoformat(text)
         except ValueError:
             pass
-        else:
-            return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
+    return None
+
+
+def timestamp_up(text: str) -> dict[str, int]:
+    """The upb form of a google.protobuf.Timestamp of a valid timestamp."""
+    d = timestamp_datetime(text)
+    if d is not None:
+        return {"seconds": (d - _EPOCH) // _SECOND, "nanos": d.microsecond * 1000}
     seconds, nanos = _timestamp.parse(text)
     return {"seconds": seconds, "nanos": nanos}
 
@@ -275,22 +287,28 @@ def _gen_change(src: _Source, ind: int, call: str, key: str, test: str | None) -
     src.add(ind + 1, f"o[{key}] = x")
 
 
-def _out_fn(src: _Source, f: m.FieldInfo, job: str) -> str:
-    """Source of a function from a member's value to its canonical form,
-    which returns the value itself where it does not change."""
+def _out_one(f: m.FieldInfo, job: str) -> str:
+    """The name of the function from one value of a member (the whole of a
+    float32 vector) to its canonical form, which returns the value itself
+    where it does not change."""
     k = f.kind
     if k == m.FLOAT32:
         return "vec_mp" if job == "mp" else "vec_js"
     if k == m.MESSAGE:
         assert f.message is not None
-        one = f"{job}_{f.message.name}"
-    elif k == m.TIMESTAMP:
-        one = "ts_mp" if job == "mp" else "ts_canonical"
-    elif k == m.DOUBLE:
-        one = "float"
-    else:
-        one = "b64decode"
-    if f.repeated:
+        return f"{job}_{f.message.name}"
+    if k == m.TIMESTAMP:
+        return "ts_mp" if job == "mp" else "ts_canonical"
+    if k == m.DOUBLE:
+        return "float"
+    return "b64decode"
+
+
+def _out_fn(src: _Source, f: m.FieldInfo, job: str) -> str:
+    """Source of a function from a member's value to its canonical form,
+    which returns the value itself where it does not change."""
+    one = _out_one(f, job)
+    if f.repeated and f.kind != m.FLOAT32:
         return f"lambda v: each({one}, v)"
     return one
 
@@ -306,11 +324,9 @@ def ts_mp(text: str) -> Any:
     datetime in UTC where it holds the timestamp exactly (msgspec writes it
     in C, in the shortest of the three forms as msgpack does), else the
     extension's bytes."""
-    if _ISO_UTC and len(text) <= _MICROSECOND_TEXT:
-        try:
-            return _fromisoformat(text)
-        except ValueError:
-            pass  # the year 0000
+    d = timestamp_datetime(text)
+    if d is not None:
+        return d
     assert msgspec is not None
     return msgspec.msgpack.Ext(-1, _msgpack.Timestamp(*_timestamp.parse(text)).to_bytes())
 
@@ -330,7 +346,7 @@ def _build() -> dict[str, Any]:
         "entries_up": entries_up, "value_up": value_up,
         "timestamp_up": timestamp_up, "b64decode": base64.b64decode,
         "ts_mp": ts_mp, "pb_vector": _compiled.pb_vector, "vec_mp": _compiled.vec_mp, "vec_js": vec_js,
-        "each": each, "ts_canonical": _timestamp.canonical,
+        "each": each, "ts_canonical": _timestamp.canonical, "float": float,
     }
     for info in m.reachable_infos():
         _gen_up(src, info, memo)
@@ -347,6 +363,59 @@ def _build() -> dict[str, Any]:
 
 
 FUNCTIONS = _build()
+
+try:
+    from memorywire import _speedups
+except ImportError:  # not built: the generated functions serve every document
+    _speedups = None  # type: ignore[assignment]
+
+
+def _c_kind(f: m.FieldInfo, job: str) -> str:
+    """How memorywire._speedups.canonical changes a member of the field: not
+    at all where _gen_out keeps it; in C for messages, doubles and the
+    timestamps it can read (else with the function of _out_one, as for the
+    other kinds)."""
+    if not _out_needs(f, job):
+        return "keep"
+    if f.kind == m.MESSAGE:
+        return "message"
+    if f.kind == m.TIMESTAMP:
+        return f"timestamp_{job}"
+    if f.kind == m.FLOAT32 and job == "mp":
+        return "vector_mp"  # packed in C by the MessagePack writer
+    return "double" if f.kind == m.DOUBLE else "call"
+
+
+def _c_tables(job: str) -> tuple[Any, dict[str, int]]:
+    """The tables of the canonical pass in C of a job ("js" or "mp"), from
+    the field tables: for each message type, its fields (name, how a member
+    changes, whether each element changes, the index of a message type, the
+    function of one value), its walker, and its generated function, which
+    takes what C does not; and the index of each type."""
+    infos = m.reachable_infos()
+    index = {info.name: i for i, info in enumerate(infos)}
+    tables = [
+        ([(f.name, kind, f.repeated and f.kind != m.FLOAT32,
+           index[f.message.name] if kind == "message" and f.message is not None else -1,
+           None if kind == "keep" else FUNCTIONS[_out_one(f, job)])
+          for f in info.ordered for kind in [_c_kind(f, job)]],
+         FUNCTIONS[f"{job}_walk_{info.name}"], FUNCTIONS[f"{job}_{info.name}"])
+        for info in infos]
+    return _speedups.canonical_tables(tables, _msgpack.Timestamp), index
+
+
+#: The tables of the canonical pass in C, per job, where it is built.
+_C_TABLES = {job: _c_tables(job) for job in ("js", "mp")} if _speedups is not None else {}
+
+
+def c_canonical(job: str, type_name: str) -> Any:
+    """The canonical pass in C of a job for a message type, which gives
+    what the generated function of the job gives; None where it is not
+    built."""
+    if job not in _C_TABLES:
+        return None
+    tables, index = _C_TABLES[job]
+    return functools.partial(_speedups.canonical, tables, index[m.message(type_name).name])
 
 
 def protobuf_writer(type_name: str) -> Any:
@@ -385,13 +454,14 @@ def _mp_hook(obj: Any) -> Any:
     raise TypeError(f"no MessagePack form for {type(obj).__name__}")
 
 
-def json_canonical(type_name: str) -> Any:
+def json_canonical(type_name: str, *, compiled: bool = True) -> Any:
     """A function from a validated document of the type to its canonical
-    JSON form, for orjson to write with sorted keys."""
+    JSON form, for orjson to write with sorted keys; without compiled, the
+    generated function, as where memorywire._speedups is not built."""
     info = m.message(type_name)
     if not ENABLED:
         return _compiled.function("js", info.full_name)
-    return FUNCTIONS[f"js_{info.name}"]
+    return (compiled and c_canonical("js", type_name)) or FUNCTIONS[f"js_{info.name}"]
 
 
 #: What a writer that hands its work to msgspec or upb may raise for a
@@ -400,15 +470,16 @@ _REFUSED: tuple[type[Exception], ...] = (
     (TypeError, ValueError, OverflowError, msgspec.EncodeError) if msgspec else (TypeError, ValueError))
 
 
-def msgpack_writer(type_name: str) -> Any:
+def msgpack_writer(type_name: str, *, compiled: bool = True) -> Any:
     """A function from a validated document of the type to its canonical
-    MessagePack bytes."""
+    MessagePack bytes; without compiled, the generated function and msgspec,
+    as where memorywire._speedups is not built."""
     info = m.message(type_name)
     walk = _compiled.function("mp", info.full_name)
     pack = _msgpack.Packer(use_bin_type=True, datetime=False).pack
     if not ENABLED or msgspec is None:
         return lambda d: pack(walk(d))
-    canonical = FUNCTIONS[f"mp_{info.name}"]
+    canonical = (compiled and c_canonical("mp", type_name)) or FUNCTIONS[f"mp_{info.name}"]
     encode = msgspec.msgpack.Encoder(order="deterministic", enc_hook=_mp_hook).encode
 
     def write(d: Any) -> bytes:
@@ -417,4 +488,8 @@ def msgpack_writer(type_name: str) -> Any:
         except _REFUSED:
             return pack(walk(d))  # type: ignore[no-any-return]
 
-    return write
+    if not compiled or "mp" not in _C_TABLES:
+        return write
+    # The same bytes written in C, which hands write what it is not sure of.
+    tables, index = _C_TABLES["mp"]
+    return functools.partial(_speedups.canonical_msgpack, tables, index[info.name], write)

@@ -1,5 +1,5 @@
-"""The typed fast path, in C (_speedups.c): its scans, counts and whole path, and the reading of
-float32 vectors and the sums of their squares."""
+"""The typed fast path, in C (_speedups.c): its scans, counts and whole path; the canonical
+pass of the writers; and the reading of float32 vectors and the sums of their squares."""
 
 from collections.abc import Callable
 from typing import Any
@@ -58,3 +58,22 @@ def float32_sum_squares(raw: bytes, /) -> float | None:
     """The sum of the squares of little-endian binary32 values, each widened
     to binary64, added one after the other in binary64; None when the length
     is not a multiple of 4, or where C evaluates doubles in a wider format."""
+# The canonical pass of the writers (memorywire._encode).
+
+def canonical_tables(tables: list[tuple[list[tuple[str, str, bool, int, Any]], Any, Any]],
+                     timestamp: type | None = None, /) -> Any:
+    """The tables of the canonical pass, checked: for each message type, its
+    fields (name, how a member changes, whether each element changes, the
+    index of a message type, the function of one value), its walker and its
+    generated function; and the type of the timestamps of the walkers of
+    MessagePack (attributes seconds and nanoseconds)."""
+
+def canonical(tables: Any, index: int, doc: Any, /) -> Any:
+    """The canonical form of a valid document of the message type of index:
+    what the generated function of the tables gives, the document itself
+    where no member changes."""
+
+def canonical_msgpack(tables: Any, index: int, fallback: Any, doc: Any, /) -> bytes:
+    """The canonical MessagePack bytes of a valid document of the message
+    type of index, as msgspec writes the canonical form of the tables'
+    functions; fallback(doc) where anything is not certain."""
