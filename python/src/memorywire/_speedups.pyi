@@ -1,4 +1,5 @@
-"""Scans and counts of the typed fast path, in C (_speedups.c)."""
+"""Scans and counts of the typed fast path, and the canonical Protobuf writer
+of memorywire._encode, in C (_speedups.c)."""
 
 from typing import Any
 
@@ -23,3 +24,12 @@ def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int,
     """Whether a Value at the given depth is certainly within the rules: JSON
     types only, 64-bit integers, no float that might be a long integer token,
     within the depth, count and string limits."""
+
+def pb_tables(tables: list[tuple[tuple[Any, ...], ...]], vector_type: type, /) -> None:
+    """The field tables of pb_write: per message type, (name, tag, kind,
+    presence, index of the message type, enum values by name) per field."""
+
+def pb_write(index: int, d: Any, /) -> bytes | None:
+    """The canonical Protobuf bytes of a validated document of the message
+    type of table number index, or None where the writers in Python are to
+    write it."""
