@@ -213,6 +213,19 @@ def test_anything_but_a_dict_is_declined() -> None:
         _speedups.pb_write(0)  # type: ignore[call-arg]
 
 
+@pytest.mark.parametrize("extra", [0, 1, 70])
+def test_members_are_written_in_field_number_order_whatever_their_order(extra: int) -> None:
+    """Members in any order, with members the type does not know: few of
+    them are put in order, many (beyond 64) are written field by field."""
+    docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:30]
+    for doc in docs:
+        unknown = {f"x-{i}": i for i in range(extra)}
+        for shuffled in ({**unknown, **dict(reversed(doc.items()))}, {**doc, **unknown}):
+            assert native(shuffled, RECORD) == _compiled.function("pb", RECORD)(doc)
+            bad = {**shuffled, "id": 1}
+            assert native(bad, RECORD) is None
+
+
 def test_member_names_other_than_strs_are_declined() -> None:
     """A member name whose __eq__ runs Python code could change the
     document during the write: any name but a str is declined first."""
