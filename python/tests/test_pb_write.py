@@ -216,7 +216,7 @@ def test_anything_but_a_dict_is_declined() -> None:
 @pytest.mark.parametrize("extra", [0, 1, 70])
 def test_members_are_written_in_field_number_order_whatever_their_order(extra: int) -> None:
     """Members in any order, with members the type does not know: few of
-    them are put in order, many (beyond 64) are written field by field."""
+    them are put in order, many (beyond 32) are written field by field."""
     docs = [doc for _, type_name, doc in DOCUMENTS if type_name == RECORD][:30]
     for doc in docs:
         unknown = {f"x-{i}": i for i in range(extra)}
@@ -224,6 +224,21 @@ def test_members_are_written_in_field_number_order_whatever_their_order(extra: i
             assert native(shuffled, RECORD) == _compiled.function("pb", RECORD)(doc)
             bad = {**shuffled, "id": 1}
             assert native(bad, RECORD) is None
+
+
+def test_deep_nesting_is_left_to_the_writers_in_python() -> None:
+    doc = {"specversion": "1.0", "id": "r", "kind": "fact", "fact": {"text": "t"},
+           "created_at": "2026-01-01T00:00:00Z"}
+    for depth, served in ((40, True), (150, False)):
+        value: Any = 1
+        for i in range(depth):
+            value = [value] if i % 2 else {"k": value}
+        deep = {**doc, "metadata": {"v": value}}
+        out = native(deep, RECORD)
+        assert (out is not None) is served
+        assert _encode.protobuf_writer(RECORD)(deep) == _compiled.function("pb", RECORD)(deep)
+        if served:
+            assert out == _compiled.function("pb", RECORD)(deep)
 
 
 def test_member_names_other_than_strs_are_declined() -> None:

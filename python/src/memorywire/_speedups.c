@@ -491,7 +491,7 @@ enum {
 /* The deepest nesting of messages and Values written here (well within
  * the stack of any thread); deeper documents are left to the writers in
  * Python. */
-#define PB_MAX_DEPTH 200
+#define PB_MAX_DEPTH 100
 
 typedef struct {
     PyObject *name;     /* the member name (a str) */
@@ -510,8 +510,9 @@ typedef struct {
 } pb_table;
 
 /* The most members of a message that pb_message puts in order on its
- * stack; a message with more is written field by field. */
-#define PB_MEMBERS 64
+ * stack (a record's messages hold a dozen at most); a message with more is
+ * written field by field. */
+#define PB_MEMBERS 32
 
 /* The names of the kinds, as pb_tables takes them. */
 static const char *const pb_kind_names[PB_KINDS] = {
