@@ -729,6 +729,15 @@ def _tag(number: int, wire: int) -> bytes:
     return varint(number << 3 | wire)
 
 
+def field_tag(f: m.FieldInfo) -> bytes:
+    """The tag of a field as the Protobuf writers write it: length-delimited
+    for maps, repeated fields (packed) and strings, bytes and messages."""
+    k = f.kind
+    wire = 2 if (f.is_map or f.repeated or k in (m.STRING, m.BYTES, m.MESSAGE, m.TIMESTAMP, m.VALUE)) \
+        else (1 if k == m.DOUBLE else 0)
+    return _tag(f.number, wire)
+
+
 def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
     """pb_: the canonical Protobuf bytes, fields in field-number order. The
     common cases (strings, nested messages, lengths under 128) are inlined."""
@@ -742,9 +751,7 @@ def _gen_pb(src: _Source, info: m.MessageInfo) -> None:
             src.add(1, f'v = d.get("{key}", MISSING)')
         else:
             src.add(1, f'v = d.get("{key}")')
-        wire = 2 if (f.is_map or f.repeated or k in (m.STRING, m.BYTES, m.MESSAGE, m.TIMESTAMP, m.VALUE)) \
-            else (1 if k == m.DOUBLE else 0)
-        tag = src.const(_tag(f.number, wire), "_tag")
+        tag = src.const(field_tag(f), "_tag")
         test = "v" if (f.is_map or f.repeated) else ("v is not None" if f.presence else None)
         if k == m.VALUE and not f.is_map:
             test = "v is not MISSING"

@@ -9,6 +9,10 @@ with functions generated per message type ``M`` from the field tables:
   the canonical Protobuf bytes in C: fields in field-number order, floats
   packed, defaults omitted, map entries in the order given (sorted here);
   ``fix_M(msg, d)`` then merges the packed bytes of float32 vectors.
+* ``native_tables``: the field tables of the Protobuf writer in C,
+  :func:`memorywire._speedups.pb_write`, which writes the bytes of the
+  walker straight from the document and declines (returns None) anything
+  it does not expect; upb then writes the document as above.
 * ``js_M(d)`` and ``mp_M(d)``: the canonical JSON and MessagePack forms of
   a message whose members all differ from their defaults: the document
   itself, or a copy with only the members whose spelling changes; orjson
@@ -23,9 +27,10 @@ with functions generated per message type ``M`` from the field tables:
 Every writer here gives the bytes of its counterpart in
 :mod:`memorywire._compiled`, or raises, and the codecs then take the
 counterpart. ``tests/test_encode.py`` compares the two over the vectors
-and generated documents. With ``MEMORYWIRE_PURE=1`` in the environment
-(or where msgspec cannot be imported, for MessagePack) only the
-counterparts run.
+and generated documents, ``tests/test_pb_write.py`` the writer in C. With
+``MEMORYWIRE_PURE=1`` in the environment (or where msgspec cannot be
+imported, for MessagePack; or memorywire._speedups is not built, for the
+writer in C) only the counterparts run.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from operator import is_
 from typing import Any
 
 import msgpack as _msgpack
+from google.protobuf.descriptor import FieldDescriptor as _FD
 from google.protobuf.message import EncodeError
 
 from memorywire import _compiled, _timestamp
@@ -48,6 +54,11 @@ try:
     import msgspec
 except ImportError:  # the writers of memorywire._compiled serve every document
     msgspec = None  # type: ignore[assignment]
+
+try:
+    from memorywire import _speedups
+except ImportError:  # not built: upb writes every document
+    _speedups = None  # type: ignore[assignment]
 
 #: Whether the writers of this module are in use (not with MEMORYWIRE_PURE=1).
 ENABLED = not _compiled.PURE
@@ -418,9 +429,66 @@ def c_canonical(job: str, type_name: str) -> Any:
     return functools.partial(_speedups.canonical, tables, index[m.message(type_name).name])
 
 
+#: The kinds of the compiled Protobuf writer (memorywire._speedups.pb_write)
+#: of fields that hold one value, and of repeated fields.
+_NATIVE_ONE = {m.STRING: "string", m.BOOL: "bool", m.UINT: "uint", m.DOUBLE: "double", m.BYTES: "bytes",
+               m.ENUM: "enum", m.MESSAGE: "message", m.TIMESTAMP: "timestamp", m.VALUE: "value"}
+_NATIVE_REPEATED = {m.STRING: "strings", m.UINT: "uints", m.ENUM: "enums", m.FLOAT32: "vector",
+                    m.MESSAGE: "messages", m.BYTES: "byteses", m.TIMESTAMP: "timestamps"}
+_VARINTS = (_FD.TYPE_UINT32, _FD.TYPE_UINT64)
+
+
+def _native_kind(info: m.MessageInfo, f: m.FieldInfo) -> str:
+    """The kind of a field for the compiled writer; "unsupported" leaves the
+    documents that hold it to the writers in Python."""
+    if f.is_map:
+        return "map"
+    if f.kind == m.UINT and info.descriptor.fields_by_name[f.name].type not in _VARINTS:
+        return "unsupported"  # a signed integer: ZigZag on the wire
+    return (_NATIVE_REPEATED if f.repeated else _NATIVE_ONE).get(f.kind, "unsupported")
+
+
+def native_tables(infos: list[m.MessageInfo]) -> list[tuple[tuple[Any, ...], ...]]:
+    """The field tables of the compiled Protobuf writer, one per message type
+    of infos: (name, tag, kind, presence, index of the message type,
+    enum values by name) per field, in field-number order."""
+    index = {info.full_name: i for i, info in enumerate(infos)}
+    return [tuple((f.name, _compiled.field_tag(f), _native_kind(info, f), f.presence,
+                   index[f.message.full_name] if f.message is not None else -1,
+                   f.enum.by_json if f.enum is not None else None)
+                  for f in info.ordered)
+            for info in infos]
+
+
+#: The message types of the compiled writer's tables, by full name.
+_NATIVE_INDEX: dict[str, int] = {}
+if ENABLED and _speedups is not None:
+    _infos = m.reachable_infos()
+    _speedups.pb_tables(native_tables(_infos), Float32Values)
+    _NATIVE_INDEX = {info.full_name: i for i, info in enumerate(_infos)}
+
+
 def protobuf_writer(type_name: str) -> Any:
     """A function from a validated document of the type to its canonical
-    Protobuf bytes, written by upb."""
+    Protobuf bytes: written in C by memorywire._speedups.pb_write where it
+    is built, else (or where it declines the document) by upb_writer."""
+    info = m.message(type_name)
+    upb = upb_writer(type_name)
+    index = _NATIVE_INDEX.get(info.full_name)
+    if index is None:
+        return upb
+    native = _speedups.pb_write
+
+    def write(d: Any) -> bytes:
+        out = native(index, d)
+        return upb(d) if out is None else out
+
+    return write
+
+
+def upb_writer(type_name: str) -> Any:
+    """A function from a validated document of the type to its canonical
+    Protobuf bytes, written by upb, or by the walker where upb refuses it."""
     info = m.message(type_name)
     walk = _compiled.function("pb", info.full_name)
     if not ENABLED:

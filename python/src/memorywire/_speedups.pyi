@@ -1,5 +1,6 @@
 """The typed fast path, in C (_speedups.c): its scans, counts and whole path; the canonical
-pass of the writers; and the reading of float32 vectors and the sums of their squares."""
+pass of the writers and the canonical Protobuf writer; and the reading of float32 vectors and the
+sums of their squares."""
 
 from collections.abc import Callable
 from typing import Any
@@ -58,6 +59,7 @@ def float32_sum_squares(raw: bytes, /) -> float | None:
     """The sum of the squares of little-endian binary32 values, each widened
     to binary64, added one after the other in binary64; None when the length
     is not a multiple of 4, or where C evaluates doubles in a wider format."""
+
 # The canonical pass of the writers (memorywire._encode).
 
 def canonical_tables(tables: list[tuple[list[tuple[str, str, bool, int, Any]], Any, Any]],
@@ -77,3 +79,14 @@ def canonical_msgpack(tables: Any, index: int, fallback: Any, doc: Any, /) -> by
     """The canonical MessagePack bytes of a valid document of the message
     type of index, as msgspec writes the canonical form of the tables'
     functions; fallback(doc) where anything is not certain."""
+
+# The canonical Protobuf writer (memorywire._encode).
+
+def pb_tables(tables: list[tuple[tuple[Any, ...], ...]], vector_type: type, /) -> None:
+    """The field tables of pb_write: per message type, (name, tag, kind,
+    presence, index of the message type, enum values by name) per field."""
+
+def pb_write(index: int, d: Any, /) -> bytes | None:
+    """The canonical Protobuf bytes of a validated document of the message
+    type of table number index, or None where the writers in Python are to
+    write it."""

@@ -1,6 +1,7 @@
 """The Protobuf encoding (spec/v1/protobuf-format.md).
 
-Parsing and serialisation run in upb; this module adds the rules of the
+Parsing runs in upb, and serialisation in the writer in C of
+memorywire._encode (or upb); this module adds the rules of the
 specification: required fields, unknown fields, duplicate map keys, and the
 canonical form, in which every repeated MapEntry field is sorted by key.
 """
