@@ -1734,6 +1734,24 @@ canon_message(CanonTables *t, Py_ssize_t index, PyObject *d)
     return NULL;
 }
 
+/* The tables of a capsule and a message type index within them; -1 with an
+ * error when either is not what it should be. */
+static int
+canon_table_of(PyObject *capsule, PyObject *number, CanonTables **t, Py_ssize_t *index)
+{
+    *t = PyCapsule_GetPointer(capsule, CANON_CAPSULE);
+    if (*t == NULL)
+        return -1;
+    *index = PyLong_AsSsize_t(number);
+    if (*index == -1 && PyErr_Occurred())
+        return -1;
+    if (*index < 0 || *index >= (*t)->n) {
+        PyErr_SetString(PyExc_IndexError, "no such message type");
+        return -1;
+    }
+    return 0;
+}
+
 /* canonical(tables, index, doc): the canonical form of a valid document of
  * the message type of index in tables. */
 static PyObject *
@@ -1743,16 +1761,10 @@ canonical(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "canonical takes 3 arguments");
         return NULL;
     }
-    CanonTables *t = PyCapsule_GetPointer(args[0], CANON_CAPSULE);
-    if (t == NULL)
+    CanonTables *t;
+    Py_ssize_t index;
+    if (canon_table_of(args[0], args[1], &t, &index) < 0)
         return NULL;
-    const Py_ssize_t index = PyLong_AsSsize_t(args[1]);
-    if (index == -1 && PyErr_Occurred())
-        return NULL;
-    if (index < 0 || index >= t->n) {
-        PyErr_SetString(PyExc_IndexError, "no such message type");
-        return NULL;
-    }
     return canon_message(t, index, args[2]);
 }
 
@@ -2032,34 +2044,47 @@ days_from_civil(int64_t y, int64_t m, int64_t d)
     return era * 146097 + doe - 719468;
 }
 
-/* A timestamp of the validator's form (YYYY-MM-DDTHH:MM:SS, a fraction of
- * 1 to 9 digits, Z) as memorywire._timestamp.parse reads it; MP_UNSURE for
- * any other text. */
+/* The seconds and nanoseconds since 1970-01-01T00:00:00Z of a timestamp of
+ * the validator's form (YYYY-MM-DDTHH:MM:SS, a fraction of 1 to 9 digits,
+ * Z), as memorywire._timestamp.parse reads it; -1 for any other text, which
+ * the writers in Python then take. */
 static int
-mp_timestamp_text(MpOut *out, PyObject *text)
+timestamp_parts(PyObject *text, int64_t *seconds, int64_t *nanos)
 {
     if (!PyUnicode_CheckExact(text) || !PyUnicode_IS_COMPACT_ASCII(text))
-        return MP_UNSURE;
+        return -1;
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     const Py_UCS1 *p = PyUnicode_1BYTE_DATA(text);
     if (n < 20 || n > 30 || n == 21 || p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':'
         || p[16] != ':' || p[n - 1] != 'Z' || (n > 20 && p[19] != '.'))
-        return MP_UNSURE;
+        return -1;
     const int year = digits(p, 4), month = digits(p + 5, 2), day = digits(p + 8, 2);
     const int hour = digits(p + 11, 2), minute = digits(p + 14, 2), second = digits(p + 17, 2);
-    int64_t nanos = 0;
+    if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0
+        || minute > 59 || second < 0 || second > 59)
+        return -1;
+    *nanos = 0;
     if (n > 20) {
         const int k = (int)n - 21; /* digits of the fraction */
         const int fraction = digits(p + 20, k);
         if (fraction < 0)
-            return MP_UNSURE;
-        nanos = fraction;
+            return -1;
+        *nanos = fraction;
         for (int j = k; j < 9; j++)
-            nanos *= 10;
+            *nanos *= 10;
     }
-    if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
+    *seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+    return 0;
+}
+
+/* A timestamp as its MessagePack extension; MP_UNSURE for text that is
+ * not of the validator's form (timestamp_parts). */
+static int
+mp_timestamp_text(MpOut *out, PyObject *text)
+{
+    int64_t seconds, nanos;
+    if (timestamp_parts(text, &seconds, &nanos) < 0)
         return MP_UNSURE;
-    const int64_t seconds = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
     return mp_timestamp(out, seconds, (uint32_t)nanos);
 }
 
@@ -2312,16 +2337,10 @@ canonical_msgpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "canonical_msgpack takes 4 arguments");
         return NULL;
     }
-    CanonTables *t = PyCapsule_GetPointer(args[0], CANON_CAPSULE);
-    if (t == NULL)
+    CanonTables *t;
+    Py_ssize_t index;
+    if (canon_table_of(args[0], args[1], &t, &index) < 0)
         return NULL;
-    const Py_ssize_t index = PyLong_AsSsize_t(args[1]);
-    if (index == -1 && PyErr_Occurred())
-        return NULL;
-    if (index < 0 || index >= t->n) {
-        PyErr_SetString(PyExc_IndexError, "no such message type");
-        return NULL;
-    }
     PyObject *fallback = args[2], *doc = args[3];
     if (!PyDict_CheckExact(doc))
         return PyObject_CallOneArg(fallback, doc);
@@ -2600,59 +2619,14 @@ pb_base64(pb_buf *b, const pb_field *f, PyObject *s)
     return 0;
 }
 
-static inline int
-pb_digits(const unsigned char *p, int n, int64_t *out)
-{
-    int64_t v = 0;
-    for (int i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date, as
- * memorywire._timestamp._days_from_civil (floor division throughout). */
-static int64_t
-pb_days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* A google.protobuf.Timestamp of RFC 3339 text in UTC, as the validator
  * allows it (YYYY-MM-DDTHH:MM:SS, 1 to 9 digits of a fraction, Z). */
 static int
 pb_timestamp(pb_buf *b, const pb_field *f, PyObject *s)
 {
-    if (!PyUnicode_CheckExact(s) || !PyUnicode_IS_COMPACT_ASCII(s))
+    int64_t seconds, nanos;
+    if (timestamp_parts(s, &seconds, &nanos) < 0)
         return -1;
-    const unsigned char *p = (const unsigned char *)PyUnicode_DATA(s);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    if (n < 20 || n > 30 || p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[13] != ':' || p[16] != ':'
-        || p[n - 1] != 'Z' || (n > 20 && (p[19] != '.' || n == 21)) || (n == 20 && p[19] != 'Z'))
-        return -1;
-    int64_t year, month, day, hour, minute, second, nanos = 0;
-    if (pb_digits(p, 4, &year) < 0 || pb_digits(p + 5, 2, &month) < 0 || pb_digits(p + 8, 2, &day) < 0
-        || pb_digits(p + 11, 2, &hour) < 0 || pb_digits(p + 14, 2, &minute) < 0
-        || pb_digits(p + 17, 2, &second) < 0)
-        return -1;
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
-        return -1;
-    if (n > 20) {
-        const int k = (int)(n - 21);
-        if (pb_digits(p + 20, k, &nanos) < 0)
-            return -1;
-        for (int i = k; i < 9; i++)
-            nanos *= 10;
-    }
-    const int64_t seconds = pb_days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
     unsigned char inner[20];
     int len = 0;
     uint64_t v;
