@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import memorywire.json as mj
 import memorywire.msgpack as mm
-from memorywire import _fast
+from memorywire import _fast, _speedups
 from memorywire.errors import MemorywireError
 
 RECORD = "memorywire.v1.MemoryRecord"
@@ -315,9 +315,9 @@ def test_the_fast_path_serves_vectors() -> None:
     # The bytes and the decoded document hold as many members; a repeated
     # member leaves the document one short.
     text = _text(doc)
-    assert _fast.json_scan(text) == (_fast.tree_counts(fast._fast.decode(text))[0], True) == (17, True)
+    assert _speedups.json_scan(text) == (_speedups.tree_counts(fast._fast.decode(text))[0], True) == (17, True)
     repeated = text.replace(b'"dimensions":6', b'"dimensions":6,"dimensions":6')
-    assert _fast.json_scan(repeated) == (_fast.tree_counts(fast._fast.decode(repeated))[0] + 1, True)
+    assert _speedups.json_scan(repeated) == (_speedups.tree_counts(fast._fast.decode(repeated))[0] + 1, True)
     for data in (text.replace(b'"dimensions":6', b'"dimensions":6,"dimensions":6'),
                  text.replace(b'"values":[1.0],"dimensions":1', b'"values":[1.0],"values":[1.0],"dimensions":1'),
                  text.replace(b'"values":[1.0],"dimensions":1', b'"values":{"a:b":1},"dimensions":1'),

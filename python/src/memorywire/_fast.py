@@ -409,9 +409,4 @@ def decoder(form: str, type_name: str, limits: Limits) -> Any:
     return dec
 
 
-#: The compiled scans and counts (memorywire._speedups), where the fast path is in use.
-json_scan: Any = _speedups.json_scan if _speedups else None
-msgpack_scan: Any = _speedups.msgpack_scan if _speedups else None
-tree_counts: Any = _speedups.tree_counts if _speedups else None
-
-__all__ = ["ENABLED", "ERRORS", "decoder", "json_scan", "msgpack_scan", "tree_counts"]
+__all__ = ["ENABLED", "ERRORS", "decoder"]

@@ -484,39 +484,36 @@ def counted_dumps(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> b
     return orjson.dumps(doc, default=_vector_count, option=option)
 
 
+def counted_json(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> bytes:
+    """The JSON of a record with each of its ``embeddings`` holding the
+    number of its values in their place: without a copy of the record where
+    they are ``Vector``s (``counted_dumps``), else from a copy."""
+    data = counted_dumps(doc, embeddings, option)
+    if data is None:
+        data = orjson.dumps({**doc, "embeddings": [{**e, "values": len(e.get("values") or ())} for e in embeddings]},
+                            option=option)
+    return data
+
+
 def pack_split(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
     """The stored bytes of a canonical record: its JSON without embedding
     values, and the binary32 bytes of those values (None without
     embeddings)."""
-    embeddings = doc.get("embeddings")
-    if not embeddings:
-        return orjson.dumps(doc), None
-    data = counted_dumps(doc, embeddings)
-    if data is not None:
-        return data, b"".join([e["values"].raw for e in embeddings])
-    doc = dict(doc)
-    doc["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
-    return orjson.dumps(doc), b"".join([raw_values(e["values"]) for e in embeddings])
+    return _split(doc, 0)
 
 
 def same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Whether two canonical records are equal (core.md section 13.7): the
     same JSON, members in any order, and embedding values of the same
     binary32 bytes, whatever form each holds them in (``Vector`` or floats)."""
-    return _split_sorted(a) == _split_sorted(b)
+    return _split(a, orjson.OPT_SORT_KEYS) == _split(b, orjson.OPT_SORT_KEYS)
 
 
-def _split_sorted(doc: Mapping[str, Any]) -> tuple[bytes, bytes | None]:
+def _split(doc: Mapping[str, Any], option: int) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
-        return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS), None
-    data = counted_dumps(doc, embeddings, orjson.OPT_SORT_KEYS)
-    if data is not None:
-        return data, b"".join([e["values"].raw for e in embeddings])
-    bare = dict(doc)
-    bare["embeddings"] = [dict(e, values=len(e["values"])) for e in embeddings]
-    return (orjson.dumps(bare, option=orjson.OPT_SORT_KEYS),
-            b"".join([raw_values(e["values"]) for e in embeddings]))
+        return orjson.dumps(doc, option=option), None
+    return counted_json(doc, embeddings, option), b"".join([raw_values(e["values"]) for e in embeddings])
 
 
 def unpack_split(data: bytes, vecs: bytes | None) -> dict[str, Any]:

@@ -351,6 +351,14 @@ class Index:
                          connectivity=ANN_CONNECTIVITY, expansion_add=ANN_EXPANSION_ADD,
                          expansion_search=ANN_EXPANSION_SEARCH)
 
+    def _ann_of(self, parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.int64]]]
+                ) -> Any:
+        """An approximate index of the live embeddings of ``_live_parts``."""
+        ann = self._new_ann()
+        for rids, matrix, live in parts:
+            ann.add(rids[live].astype(np.uint64), matrix[live])
+        return ann
+
     def _live_parts(self) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.int64]]]:
         """Of each block: its rids, its matrix and the positions of its live
         embeddings of regular norm, as they are now. The rows below a
@@ -375,10 +383,7 @@ class Index:
             return False
         with self._ann_lock:
             if self.ann is None:
-                ann = self._new_ann()
-                for rids, matrix, live in self._live_parts():
-                    ann.add(rids[live].astype(np.uint64), matrix[live])
-                self.ann = ann
+                self.ann = self._ann_of(self._live_parts())
                 self.ann_changed = True
         return True
 
@@ -388,7 +393,8 @@ class Index:
         records that writes touch from then on, both within
         ``writes_kept_out()``; builds without it, so that writes go on; and
         within it again puts the touched records right and installs the
-        index, unless this index was dropped from memory meanwhile."""
+        index, unless one was built meanwhile or the group now has
+        embeddings of irregular norm."""
         with self._ann_lock:
             if self.ann is not None or self.ann_building or ann_library() is None or self.irregular:
                 return
@@ -399,9 +405,7 @@ class Index:
                 with writes_kept_out():
                     self._ann_touched = set()
                     parts = self._live_parts()
-                ann = self._new_ann()
-                for rids, matrix, live in parts:
-                    ann.add(rids[live].astype(np.uint64), matrix[live])
+                ann = self._ann_of(parts)
                 del parts
                 with writes_kept_out():
                     self._install(ann)

@@ -153,10 +153,7 @@ class Base:
         sort = orjson.OPT_SORT_KEYS
         for rec in records:
             embeddings = rec.get("embeddings") or ()
-            data = r.counted_dumps(rec, embeddings, sort) if embeddings else r.dumps(rec)
-            if data is None:
-                data = r.dumps({**rec, "embeddings": [{**e, "values": len(e.get("values") or ())}
-                                                      for e in embeddings]})
+            data = r.counted_json(rec, embeddings, sort) if embeddings else r.dumps(rec)
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
             for e in embeddings:
