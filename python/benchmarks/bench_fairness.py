@@ -107,8 +107,12 @@ class Abuse:
 
     def __init__(self, address: str, args: argparse.Namespace) -> None:
         self.args = args
+        # Without BDP probing the client's receive window stays at its
+        # initial 64 KiB: an unread Export stalls on its first message,
+        # where a grown window could take a whole small export unread.
         self.channel = grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", 64 * MIB),
-                                                               ("grpc.max_send_message_length", 64 * MIB)])
+                                                               ("grpc.max_send_message_length", 64 * MIB),
+                                                               ("grpc.http2.bdp_probe", 0)])
         self.address = address
         self.md = (("memorywire-tenant", "abuser"),)
         self.streams: list[Any] = []
@@ -215,11 +219,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             rss["after"] = server.rss_mib()
             stalled = Counter(f"{e['method']}:{e['reason']}" for e in server.lines
                               if e.get("event") == "call" and e.get("reason") == "UNAVAILABLE")
+            ended = Counter(f"{e['method']}:{e.get('reason') or e.get('code')}" for e in server.lines
+                            if e.get("event") == "call" and e.get("tenant") == "abuser"
+                            and e.get("method") in ("Export", "Watch", "Import"))
             report = {
                 "idle": summary(idle), "idle_errors": dict(idle_errors),
                 "abused": summary(loaded), "abused_errors": dict(loaded_errors),
                 "abuser_outcomes": dict(sorted(abuse.outcomes.items())),
                 "ended_as_stalled": dict(sorted(stalled.items())),
+                "abuser_streams_ended": dict(sorted(ended.items())),
                 "rss_mib": {k: round(v, 1) for k, v in rss.items()},
             }
             if idle and loaded:
