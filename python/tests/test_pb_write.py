@@ -116,6 +116,12 @@ def test_float32_vectors_round_as_struct_packs_them() -> None:
     vector = _codec.Float32Values([1.5])
     vector.raw = b"\x00\x00\xc0\x3f"
     assert agrees({**doc, "embeddings": [{"model": "m", "values": vector}]}, RECORD)
+    # A vector held as its bytes alone is written as they are; empty, not at all.
+    for raw in (struct.pack("<3f", 1.5, -0.0, 2.0**-149), b""):
+        held = {**doc, "embeddings": [{"model": "m", "values": _codec.Float32Bytes(raw)}]}
+        assert agrees(held, RECORD)
+        assert native(held, RECORD) == native({**doc, "embeddings": [
+            {"model": "m", "values": list(struct.unpack(f"<{len(raw) // 4}f", raw))}]}, RECORD)
 
 
 @pytest.mark.parametrize("stamp", [
@@ -286,12 +292,15 @@ def test_bad_tables_are_refused_and_leave_the_tables_in_use() -> None:
                    [(("name", b"", "string", 0, -1, None),)], [(("name", b"\x0a", "enum", 0, -1, None),)],
                    [*good[:-1], ((1, b"\x0a", "string", 0, -1, None),)]):
         with pytest.raises((TypeError, ValueError)):
-            _speedups.pb_tables(tables, _codec.Float32Values)
+            _speedups.pb_tables(tables, _codec.Float32Values, _codec.Float32Bytes)
         assert native(doc, RECORD) == before
-    with pytest.raises(TypeError):
-        _speedups.pb_tables(good, None)  # type: ignore[arg-type]
+    for types in ((None, _codec.Float32Bytes), (_codec.Float32Values, None), (_codec.Float32Values, list),
+                  (_codec.Float32Values,)):
+        with pytest.raises(TypeError):
+            _speedups.pb_tables(good, *types)  # type: ignore[arg-type]
+        assert native(doc, RECORD) == before
     # Set again, the same tables write the same bytes.
-    _speedups.pb_tables(good, _codec.Float32Values)
+    _speedups.pb_tables(good, _codec.Float32Values, _codec.Float32Bytes)
     assert native(doc, RECORD) == before
 
 
@@ -318,6 +327,7 @@ def test_no_reference_is_kept_or_lost() -> None:
     vector = _codec.Float32Values([1.5, 2.5])
     vector.raw = struct.pack("<2f", 1.5, 2.5)
     docs.append({**docs[0], "embeddings": [{"model": "m", "values": vector}]})
+    docs.append({**docs[0], "embeddings": [{"model": "m", "values": _codec.Float32Bytes(vector.raw)}]})
     every = docs + declined
 
     def write_all(times: int) -> None:

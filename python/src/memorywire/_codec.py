@@ -79,6 +79,15 @@ class Float32Values(list):  # type: ignore[type-arg]
     raw: bytes
 
 
+class Float32Bytes(bytes):
+    """A float32 vector held as the little-endian binary32 bytes it was read
+    from, already checked, its values never read: what a conversion from
+    MessagePack gives the Protobuf writers, which write those bytes as they
+    are (memorywire.convert)."""
+
+    __slots__ = ()
+
+
 def _vector(v: Any) -> list[float]:
     if type(v) is not bytes:
         raise PathError("TYPE_MISMATCH", "a float32 vector is a bin of little-endian binary32 values")

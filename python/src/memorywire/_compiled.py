@@ -34,7 +34,7 @@ import msgpack as _msgpack
 
 from memorywire import _model as m
 from memorywire import _rules, _timestamp
-from memorywire._codec import Float32Values, vector_finite
+from memorywire._codec import Float32Bytes, Float32Values, vector_finite
 from memorywire._formats import ENUM_NAME, check_format
 from memorywire.errors import escape_token
 
@@ -312,6 +312,8 @@ def float32_bytes(v: Any) -> bytes:
     one call, where an array converts them one at a time)."""
     if type(v) is Float32Values:
         return v.raw
+    if type(v) is Float32Bytes:
+        return v
     if float32_le is not None:
         raw = float32_le(v)
         if raw is not None:

@@ -48,7 +48,7 @@ from google.protobuf.message import EncodeError
 
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
-from memorywire._codec import Float32Values
+from memorywire._codec import Float32Bytes, Float32Values
 
 try:
     import msgspec
@@ -464,7 +464,7 @@ def native_tables(infos: list[m.MessageInfo]) -> list[tuple[tuple[Any, ...], ...
 _NATIVE_INDEX: dict[str, int] = {}
 if ENABLED and _speedups is not None:
     _infos = m.reachable_infos()
-    _speedups.pb_tables(native_tables(_infos), Float32Values)
+    _speedups.pb_tables(native_tables(_infos), Float32Values, Float32Bytes)
     _NATIVE_INDEX = {info.full_name: i for i, info in enumerate(_infos)}
 
 

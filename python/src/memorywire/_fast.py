@@ -345,11 +345,13 @@ def _job(f: m.FieldInfo, form: str, limits: Limits, index: dict[str, int]) -> tu
     return (_F_NONE, 0, 0, 0)
 
 
-def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, decode_clean: Any) -> Any:
+def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, decode_clean: Any,
+               vector: Any) -> Any:
     """The compiled fast path of a message type: its decoders and the tables
-    of its walk, derived from the field tables. A message's table maps the
-    name of each member the walk has a job for, or that belongs to a oneof,
-    to its field: (kind, message, least, most, oneof)."""
+    of its walk, derived from the field tables, and the function that gives
+    a float32 vector of its checked bytes (in MessagePack). A message's table
+    maps the name of each member the walk has a job for, or that belongs to
+    a oneof, to its field: (kind, message, least, most, oneof)."""
     names = sorted(_reachable(info))
     index = {name: k for k, name in enumerate(names)}
     fields: list[tuple[int, int, int, int, int]] = []
@@ -372,17 +374,23 @@ def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, deco
            limits.max_dimensions)
     errors = ERRORS if form == "json" else (*ERRORS, ValueError, TypeError)
     return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
-                              lim, (vector_finite, _codec._vector, _base64_text))
+                              lim, (vector_finite, vector, _base64_text))
 
 
-_decoders: dict[tuple[str, str, Limits], Any] = {}
+_decoders: dict[tuple[str, str, Limits, bool], Any] = {}
 
 
-def decoder(form: str, type_name: str, limits: Limits) -> Any:
+def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool = False) -> Any:
     """The fast path of a message type in an encoding (a callable that
     gives the document of bytes or None, when the walkers are to judge
-    them), or None where the fast path does not serve the type."""
-    key = (form, type_name, limits)
+    them), or None where the fast path does not serve the type.
+
+    With ``binary_vectors`` (MessagePack only), the float32 vectors of the
+    documents it gives are their checked bytes (``_codec.Float32Bytes``),
+    for a writer that takes them as they are; else lists of their values."""
+    if binary_vectors and form != "msgpack":
+        raise ValueError("binary_vectors is for MessagePack, whose vectors are binary32 bytes")
+    key = (form, type_name, limits, binary_vectors)
     try:
         return _decoders[key]
     except KeyError:
@@ -404,7 +412,9 @@ def decoder(form: str, type_name: str, limits: Limits) -> Any:
             root = _Builder(form, limits).struct(info, 1, top=True)
             clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            dec = _fast_path(info, form, limits, module.Decoder(root).decode, module.Decoder(clean).decode)
+            vector = _codec.Float32Bytes if binary_vectors else _codec._vector
+            dec = _fast_path(info, form, limits, module.Decoder(root).decode, module.Decoder(clean).decode,
+                             vector)
     _decoders[key] = dec
     return dec
 

@@ -2362,7 +2362,7 @@ canonical_msgpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* -- Canonical Protobuf writer ---------------------------------------------
  *
- * pb_tables(tables, vector_type) takes the field tables of the message types
+ * pb_tables(tables, vector_type, bytes_type) takes the field tables of the message types
  * (derived by memorywire._encode from memorywire._model) and pb_write(index,
  * d) writes a validated document of message type number index as canonical
  * Protobuf, the bytes of the walker pb_M of memorywire._compiled: fields in
@@ -2418,6 +2418,7 @@ static const char *const pb_kind_names[PB_KINDS] = {
 static pb_table *pb_tables_ = NULL;
 static Py_ssize_t pb_table_count = 0;
 static PyObject *pb_vector_type = NULL; /* memorywire._codec.Float32Values */
+static PyObject *pb_bytes_type = NULL;  /* memorywire._codec.Float32Bytes */
 static PyObject *pb_raw_name = NULL;    /* "raw" */
 
 typedef struct {
@@ -2917,6 +2918,15 @@ pb_field_value(pb_buf *b, const pb_field *f, PyObject *v, int depth)
     case PB_UNSUPPORTED:
         return -1;
     case PB_VECTOR:
+        if ((PyObject *)Py_TYPE(v) == pb_bytes_type) {
+            /* Its bytes, as they were read (and checked then). */
+            const Py_ssize_t n = PyBytes_GET_SIZE(v);
+            if (n == 0)
+                return 0;
+            if (pb_tag(b, f) < 0 || pb_varint(b, (uint64_t)n) < 0)
+                return -1;
+            return pb_put(b, PyBytes_AS_STRING(v), n);
+        }
         if ((PyObject *)Py_TYPE(v) != pb_vector_type && !PyList_CheckExact(v))
             return -1;
         if (PyList_GET_SIZE(v) == 0)
@@ -3049,15 +3059,18 @@ pb_free_tables(pb_table *tables, Py_ssize_t count)
     PyMem_Free(tables);
 }
 
-/* pb_tables(tables, vector_type): the field tables pb_write writes by, one
- * tuple per message type of (name, tag, kind, presence, message, enum_map)
- * tuples in field-number order (kind one of pb_kind_names), and the type of float32 vectors that keep
- * the bytes they were read from (in their attribute raw). */
+/* pb_tables(tables, vector_type, bytes_type): the field tables pb_write
+ * writes by, one tuple per message type of (name, tag, kind, presence,
+ * message, enum_map) tuples in field-number order (kind one of
+ * pb_kind_names); the type of float32 vectors that keep the bytes they were
+ * read from (in their attribute raw); and the type of float32 vectors held
+ * as those bytes alone (a subclass of bytes). */
 static PyObject *
 pb_set_tables(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0]) || !PyType_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "pb_tables takes a list of tables and a type");
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyType_Check(args[1]) || !PyType_Check(args[2])
+        || !PyType_IsSubtype((PyTypeObject *)args[2], &PyBytes_Type)) {
+        PyErr_SetString(PyExc_TypeError, "pb_tables takes a list of tables, a type and a subtype of bytes");
         return NULL;
     }
     PyObject *list = args[0];
@@ -3130,6 +3143,8 @@ pb_set_tables(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     pb_free_tables(old, old_count);
     Py_INCREF(args[1]);
     Py_XSETREF(pb_vector_type, args[1]);
+    Py_INCREF(args[2]);
+    Py_XSETREF(pb_bytes_type, args[2]);
     Py_RETURN_NONE;
 fail:
     pb_free_tables(tables, count);

@@ -82,9 +82,11 @@ def canonical_msgpack(tables: Any, index: int, fallback: Any, doc: Any, /) -> by
 
 # The canonical Protobuf writer (memorywire._encode).
 
-def pb_tables(tables: list[tuple[tuple[Any, ...], ...]], vector_type: type, /) -> None:
+def pb_tables(tables: list[tuple[tuple[Any, ...], ...]], vector_type: type, bytes_type: type[bytes], /) -> None:
     """The field tables of pb_write: per message type, (name, tag, kind,
-    presence, index of the message type, enum values by name) per field."""
+    presence, index of the message type, enum values by name) per field;
+    the type of float32 vectors that keep their bytes (in raw), and that of
+    vectors held as their bytes alone."""
 
 def pb_write(index: int, d: Any, /) -> bytes | None:
     """The canonical Protobuf bytes of a validated document of the message

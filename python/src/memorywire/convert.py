@@ -37,7 +37,12 @@ def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
     a document of a newer minor version whose unknown members the target
     encoding cannot carry fails with UnrepresentableError.
     """
-    doc, walk = module(source)._codecs.decoder(type, limits).decode_walk(data)
+    decoder = module(source)._codecs.decoder(type, limits)
+    if source == "msgpack" and target == "protobuf":
+        # Both carry float32 vectors as binary32 bytes: they pass as they are.
+        doc, walk = decoder.decode_walk_binary_vectors(data)
+    else:
+        doc, walk = decoder.decode_walk(data)
     if source != target:
         refuse_unknown(walk, target)
     return module(target)._codecs.encoder(type).encode_valid(doc, walk)  # type: ignore[no-any-return]
