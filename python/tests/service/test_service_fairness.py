@@ -235,7 +235,10 @@ def test_import_is_refused_past_its_byte_limit_as_it_arrives(
         e = service_error(info.value)
         assert e.reason == "DOCUMENT_TOO_LARGE" and e.code == "RESOURCE_EXHAUSTED"
         assert "at most 1048576 bytes in all its messages" in e.message and "message 3 " in e.message
-        assert sent[0] < 20  # refused as it arrived, not after the whole stream
+        # Refused as it arrived, not after the whole stream: the client had
+        # sent little of it (7 to 19 messages on a quiet machine, more under
+        # load, as the transport takes them ahead of the refusal).
+        assert sent[0] < 50
         with Client(target, tenant="acme") as acme:
             assert acme.get("i0-0")["missing_ids"] == ["i0-0"]  # nothing of it took effect
             # within the limit an Import is one operation, as before
