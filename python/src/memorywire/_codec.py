@@ -81,11 +81,17 @@ class Float32Values(list):  # type: ignore[type-arg]
 
 class Float32Bytes(bytes):
     """A float32 vector held as the little-endian binary32 bytes it was read
-    from, already checked, its values never read: what a conversion from
-    MessagePack gives the Protobuf writers, which write those bytes as they
-    are (memorywire.convert)."""
+    from, checked finite, its values never built: what the decoders give
+    where the reader of the document takes the bytes as they are (a
+    conversion to Protobuf, the service's writes). Its length is that of its
+    bytes; the validator counts four to a value, the writers write its bytes
+    or its values. It cannot be iterated, so that no code takes its bytes for
+    values."""
 
     __slots__ = ()
+
+    def __iter__(self) -> Any:
+        raise TypeError("a Float32Bytes holds binary32 bytes: read its values with struct or array")
 
 
 def _vector(v: Any) -> list[float]:
@@ -138,8 +144,10 @@ def _packed(msg: Message, number: int, values: Any) -> bytes:
     return a.tobytes()
 
 
-def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:
-    """The JSON form of a parsed message, keys in field-number order."""
+def from_proto(msg: Message, info: m.MessageInfo, binary: bool = False) -> dict[str, Any]:
+    """The JSON form of a parsed message, keys in field-number order; with
+    ``binary``, each float32 vector whose values are finite is a
+    ``Float32Bytes`` of their bytes."""
     fields = info.fields
     out: dict[str, Any] = {}
     for fd, v in msg.ListFields():
@@ -153,7 +161,7 @@ def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:
                 if k == m.MESSAGE:
                     sub = f.message
                     assert sub is not None
-                    out[key] = [_at(i, from_proto, x, sub) for i, x in enumerate(v)]
+                    out[key] = [_at(i, from_proto, x, sub, binary) for i, x in enumerate(v)]
                 elif k == m.ENUM:
                     assert f.enum is not None
                     out[key] = [_at(i, _enum_json, x, f.enum) for i, x in enumerate(v)]
@@ -162,13 +170,14 @@ def from_proto(msg: Message, info: m.MessageInfo) -> dict[str, Any]:
                 elif k == m.BYTES:
                     out[key] = [base64.b64encode(x).decode("ascii") for x in v]
                 elif k == m.FLOAT32:
-                    out[key] = _vector(_packed(msg, fd.number, v))
+                    raw = _packed(msg, fd.number, v)
+                    out[key] = Float32Bytes(raw) if binary and vector_finite(raw) else _vector(raw)
                 else:
                     out[key] = list(v)
             elif k == m.MESSAGE:
                 sub = f.message
                 assert sub is not None
-                out[key] = from_proto(v, sub)
+                out[key] = from_proto(v, sub, binary)
             elif k == m.TIMESTAMP:
                 out[key] = _proto_timestamp(v)
             elif k == m.VALUE:

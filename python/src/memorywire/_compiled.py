@@ -104,8 +104,8 @@ def _days_ok(v: str) -> bool:
     return True
 
 
-def check_vector(v: list[Any], p: str, w: Any) -> None:
-    if type(v) is Float32Values:
+def check_vector(v: list[Any] | Float32Bytes, p: str, w: Any) -> None:
+    if type(v) is Float32Values or type(v) is Float32Bytes:
         return  # read from binary32 bytes and checked then
     if float32_le is not None and float32_le(v) is not None:
         return  # floats and ints, finite in binary32
@@ -323,8 +323,15 @@ def float32_bytes(v: Any) -> bytes:
 
 def float32_values(v: Any) -> tuple[float, ...]:
     """The values of a valid float32 vector rounded to binary32."""
-    fmt = _float32_format(len(v))
-    return fmt.unpack(float32_bytes(v))
+    raw = float32_bytes(v)
+    return _float32_format(len(raw) >> 2).unpack(raw)
+
+
+def vector_values(v: Any) -> list[float]:
+    """The values of a valid float32 vector rounded to binary32, as a list."""
+    if type(v) is Float32Bytes:
+        return list(float32_values(v))
+    return array("f", v).tolist()
 
 
 def vec_mp(v: Any) -> bytes:
@@ -599,9 +606,30 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         raise AssertionError(f"no check for a single value of {f.name}")
 
 
+def _gen_check_vector(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
+    """The checks of a float32 vector: a list of numbers, or one read from
+    binary32 bytes (a Float32Values, or a Float32Bytes of four bytes a value)."""
+    src.add(ind, "nv = len(v) >> 2 if type(v) is Float32Bytes else "
+                 "len(v) if type(v) is list or type(v) is Float32Values else -1")
+    src.add(ind, "if nv < 0:")
+    src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
+    src.add(ind, "elif nv > w.max_items:")
+    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{nv}} elements; the limit is {{w.max_items}}")')
+    src.add(ind, "else:")
+    if f.max_items is not None:
+        src.add(ind + 1, f"if nv > {f.max_items}:")
+        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{nv}} elements; at most {f.max_items} allowed")')
+    src.add(ind + 1, "if depth + 1 > w.max_depth:")
+    src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
+    src.add(ind + 1, "else:")
+    src.add(ind + 2, f"check_vector(v, {ptr}, w)")
+
+
 def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
-    vec = " and type(v) is not Float32Values" if f.kind == m.FLOAT32 else ""
-    src.add(ind, f"if type(v) is not list{vec}:")
+    if f.kind == m.FLOAT32:
+        _gen_check_vector(src, f, ptr, ind)
+        return
+    src.add(ind, "if type(v) is not list:")
     src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
     src.add(ind, "elif len(v) > w.max_items:")
     src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{len(v)}} elements; the limit is {{w.max_items}}")')
@@ -609,12 +637,6 @@ def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> Non
     if f.max_items is not None:
         src.add(ind + 1, f"if len(v) > {f.max_items}:")
         src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{len(v)}} elements; at most {f.max_items} allowed")')
-    if f.kind == m.FLOAT32:
-        src.add(ind + 1, "if depth + 1 > w.max_depth:")
-        src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
-        src.add(ind + 1, "else:")
-        src.add(ind + 2, f"check_vector(v, {ptr}, w)")
-        return
     src.add(ind + 1, "if depth + 1 > w.max_depth:")
     src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
     src.add(ind + 1, "else:")
@@ -704,7 +726,7 @@ def _gen_out(src: _Source, info: m.MessageInfo, job: str) -> None:
 def _out_expr(src: _Source, f: m.FieldInfo, job: str, repeated: bool) -> str:
     k = f.kind
     if k == m.FLOAT32:
-        return "vec_mp(v)" if job == "mp" else "array('f', v).tolist()"
+        return "vec_mp(v)" if job == "mp" else "vector_values(v)"
 
     def one(x: str) -> str:
         if k == m.MESSAGE:
@@ -875,12 +897,13 @@ def _build() -> dict[str, Any]:
         "check_member_names": check_member_names,
         "check_string_bytes": check_string_bytes, "check_value": check_value,
         "extra_member": extra_member, "escape_token": escape_token, "_BASE64": _BASE64,
-        "ts_mp": ts_mp, "vec_mp": vec_mp, "MISSING": _MISSING,
+        "ts_mp": ts_mp, "vec_mp": vec_mp, "vector_values": vector_values, "MISSING": _MISSING,
         "sorted_value": sorted_value, "b64decode": base64.b64decode, "array": array,
         "copysign": math.copysign, "ts_canonical": _timestamp.canonical, "unknown_out": unknown_out,
         "un_vector": _codec._vector, "un_timestamp": _codec._timestamp_json,
         "un_bytes": _codec._bytes_json, "un_double": _un_double, "at": _codec._at,
         "PathError": _codec.PathError, "SPECIAL": _rules.SPECIAL, "Float32Values": Float32Values,
+        "Float32Bytes": Float32Bytes,
         "pb_string": pb_string, "pb_bytes": pb_bytes, "pb_timestamp": pb_timestamp,
         "pb_vector": pb_vector, "pb_packed": pb_packed, "pb_value": pb_value,
         "pb_entries": pb_entries, "varint": varint, "pack_double": _pack_double, "V1": _VARINT1,

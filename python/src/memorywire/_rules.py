@@ -3,10 +3,12 @@ several fields of one message, which the generated checking functions call."""
 
 from __future__ import annotations
 
+import struct
 from array import array
 from typing import Any
 
 from memorywire import _model as m
+from memorywire._codec import Float32Bytes
 from memorywire.errors import Violation
 from memorywire.limits import Limits
 
@@ -202,15 +204,18 @@ def _compact(w: Walk, doc: dict[str, Any], ptr: str) -> None:
 
 def _embedding(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     values, dims = doc.get("values"), doc.get("dimensions")
-    if isinstance(values, list) and type(dims) is int and dims != len(values):
+    count = len(values) >> 2 if type(values) is Float32Bytes else len(values) if isinstance(values, list) else None
+    if count is not None and type(dims) is int and dims != count:
         w.fail_late(f"{ptr}/dimensions", "DIMENSION_MISMATCH",
-               f"dimensions is {dims} but there are {len(values)} values")
+               f"dimensions is {dims} but there are {count} values")
     if type(dims) is int and w.limits.max_dimensions < dims <= 65536:
         w.fail_phase(f"{ptr}/dimensions", "TOO_MANY_ITEMS", f"more than {w.limits.max_dimensions} dimensions", 3)
 
 
 def _vector_query(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     values = doc.get("values")
+    if type(values) is Float32Bytes:
+        values = list(struct.unpack(f"<{len(values) >> 2}f", values))
     if not isinstance(values, list) or not values:
         return
     if w.limits.max_dimensions < len(values) <= 65536:

@@ -50,6 +50,16 @@ class Decoder:
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
+        return self._decode_walk(data, False)
+
+    def decode_walk_binary_vectors(self, data: bytes) -> tuple[dict[str, Any], Any]:
+        """decode_walk for a reader that takes float32 vectors as binary32
+        bytes: where upb reads the document, each vector of finite values is
+        the bytes it was read from (a ``Float32Bytes``), its values never
+        built; elsewhere it is a list of them, as decode_walk gives it."""
+        return self._decode_walk(data, True)
+
+    def _decode_walk(self, data: bytes, binary: bool) -> tuple[dict[str, Any], Any]:
         _document.check_size(data, self.limits)
         try:
             msg = self._cls.FromString(data)
@@ -69,7 +79,7 @@ class Decoder:
             known.DiscardUnknownFields()
             if known.ByteSize() == size:
                 try:
-                    doc = _codec.from_proto(msg, self._info)
+                    doc = _codec.from_proto(msg, self._info, binary)
                 except _codec.PathError as e:
                     if not (newer and e.reason == "UNKNOWN_ENUM_VALUE"):
                         self._raise(e.reason, e.pointer, e.message, version)

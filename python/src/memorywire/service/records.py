@@ -18,6 +18,7 @@ import orjson
 
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
+from memorywire._codec import Float32Bytes
 
 RECORD_TYPE = "memorywire.v1.MemoryRecord"
 PAYLOADS = tuple(m.kind_payloads()) + ("encrypted",)
@@ -100,7 +101,7 @@ class Vector:
         return f"Vector({self.tolist()!r})"
 
 
-def float32s(values: list[float] | Vector) -> Vector:
+def float32s(values: list[float] | Vector | Float32Bytes) -> Vector:
     """The canonical values of a float32 vector (each rounded to binary32)
     as their little-endian binary32 bytes (``raw_values``); a ``Vector`` is
     kept as it is."""
@@ -425,12 +426,14 @@ def unpack(data: bytes) -> dict[str, Any]:
 # embedding as a slice of them.
 
 
-def raw_values(values: list[float] | Vector) -> bytes:
+def raw_values(values: list[float] | Vector | Float32Bytes) -> bytes:
     """The little-endian binary32 bytes of float32 values (each rounded to
     binary32, from one conversion and no Python float): those of a
     ``Vector``, or those the codec read them from when it did
-    (``Float32Values``), without a round trip through floats. A value that
+    (``Float32Values``, ``Float32Bytes``), without a round trip through floats. A value that
     is no number raises TypeError."""
+    if type(values) is Float32Bytes:
+        return bytes(values)
     raw = getattr(values, "raw", None)
     if type(raw) is bytes:
         return raw
