@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 import memorywire.json as mj
 import memorywire.msgpack as mm
 import memorywire.protobuf as mp
-from memorywire import _codec, validation
+from memorywire import _codec, _fast, validation
 from memorywire import _model as m
 from memorywire.convert import convert
 from memorywire.errors import MemorywireError
@@ -161,6 +161,11 @@ def test_a_vector_of_bytes_is_not_iterated_as_bytes() -> None:
     with pytest.raises(TypeError):
         list(held)
     assert bytes(held) == struct.pack("<2f", 1.0, 2.0)
+
+
+def test_only_messagepack_has_a_fast_path_that_keeps_bytes() -> None:
+    with pytest.raises(ValueError, match="MessagePack"):
+        _fast.decoder("json", RECORD, mj.Decoder(RECORD).limits, binary_vectors=True)
 
 
 def test_conversion_from_messagepack_writes_the_bytes_of_the_values() -> None:

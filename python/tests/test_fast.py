@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from typing import Any
 
 import msgpack
@@ -18,12 +17,11 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_binary_vectors import values_of
 
 import memorywire.json as mj
 import memorywire.msgpack as mm
-import memorywire.protobuf as mp
-from memorywire import _codec, _fast, _speedups
-from memorywire.convert import convert
+from memorywire import _fast, _speedups
 from memorywire.errors import MemorywireError
 
 RECORD = "memorywire.v1.MemoryRecord"
@@ -49,22 +47,11 @@ def _decoders(module: Any, type_name: str) -> tuple[Any, Any]:
     return fast, pure
 
 
-def _values(tree: Any) -> Any:
-    """The tree with each float32 vector held as bytes given as its values."""
-    if type(tree) is _codec.Float32Bytes:
-        return list(struct.unpack(f"<{len(tree) // 4}f", tree))
-    if type(tree) is dict:
-        return {k: _values(v) for k, v in tree.items()}
-    if type(tree) is list:
-        return [_values(v) for v in tree]
-    return tree
-
-
 def _outcome(decoder: Any, data: bytes, *, binary_vectors: bool = False) -> Any:
     try:
         if binary_vectors:
             doc, walk = decoder.decode_walk_binary_vectors(data)
-            doc = _values(doc)
+            doc = values_of(doc)
         else:
             doc, walk = decoder.decode_walk(data)
     except MemorywireError as e:
@@ -349,34 +336,6 @@ def test_the_fast_path_serves_vectors() -> None:
         assert data != text
         assert fast._fast(data) is None
         _same(mj, RECORD, data)
-
-
-def test_messagepack_vectors_can_stay_bytes_for_protobuf() -> None:
-    """For a conversion to Protobuf, a MessagePack vector the fast path reads
-    stays the bin it was read from; the bytes written are those of the
-    values, and a vector of another shape still goes to the walkers."""
-    values = [0.5, -0.0, 1e-45, 3.4028234663852886e38, -2.5]
-    doc = {**BASE, "kind": "fact", "fact": {"text": "f"},
-           "embeddings": [{"values": values, "dimensions": 5, "model": "m"},
-                          {"values": [1.0], "dimensions": 1, "model": "n"}]}
-    del doc["message"]
-    data = mm.encode(doc)
-    fast, pure = _decoders(mm, RECORD)
-    got, _walk = fast.decode_walk_binary_vectors(data)
-    first = got["embeddings"][0]["values"]
-    assert type(first) is _codec.Float32Bytes and first == struct.pack("<5f", *values)
-    assert _values(got) == pure.decode(data)
-    assert convert(data, source="msgpack", target="protobuf") == mp.encode(pure.decode(data))
-    for bad in (struct.pack("<2f", 1.0, math.nan), b"\x00\x00\x80", b""):
-        wrong = {**doc, "embeddings": [{"values": [0.0], "dimensions": 1, "model": "m"}]}
-        packed = mm.encode(wrong).replace(b"\xc4\x04\x00\x00\x00\x00", b"\xc4" + bytes([len(bad)]) + bad)
-        assert packed != mm.encode(wrong)
-        _same(mm, RECORD, packed)
-        with pytest.raises(MemorywireError) as failed:
-            convert(packed, source="msgpack", target="protobuf")
-        assert _outcome(pure, packed)[:3] == ("error", type(failed.value).__name__, failed.value.reason)
-    with pytest.raises(ValueError, match="MessagePack"):
-        _fast.decoder("json", RECORD, fast.limits, binary_vectors=True)
 
 
 def _mutations(data: bytes, draw: Any) -> bytes:

@@ -606,40 +606,30 @@ def _gen_check_single(src: _Source, f: m.FieldInfo, var: str, ptr: str, ind: int
         raise AssertionError(f"no check for a single value of {f.name}")
 
 
-def _gen_check_vector(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
-    """The checks of a float32 vector: a list of numbers, or one read from
-    binary32 bytes (a Float32Values, or a Float32Bytes of four bytes a value)."""
-    src.add(ind, "nv = len(v) >> 2 if type(v) is Float32Bytes else "
-                 "len(v) if type(v) is list or type(v) is Float32Values else -1")
-    src.add(ind, "if nv < 0:")
-    src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
-    src.add(ind, "elif nv > w.max_items:")
-    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{nv}} elements; the limit is {{w.max_items}}")')
-    src.add(ind, "else:")
-    if f.max_items is not None:
-        src.add(ind + 1, f"if nv > {f.max_items}:")
-        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{nv}} elements; at most {f.max_items} allowed")')
-    src.add(ind + 1, "if depth + 1 > w.max_depth:")
-    src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
-    src.add(ind + 1, "else:")
-    src.add(ind + 2, f"check_vector(v, {ptr}, w)")
-
-
 def _gen_check_repeated(src: _Source, f: m.FieldInfo, ptr: str, ind: int) -> None:
     if f.kind == m.FLOAT32:
-        _gen_check_vector(src, f, ptr, ind)
-        return
-    src.add(ind, "if type(v) is not list:")
+        # A list of numbers, or a vector read from binary32 bytes: a
+        # Float32Values, or a Float32Bytes of four bytes a value.
+        src.add(ind, "nv = len(v) >> 2 if type(v) is Float32Bytes else "
+                     "len(v) if type(v) is list or type(v) is Float32Values else -1")
+        src.add(ind, "if nv < 0:")
+        count = "nv"
+    else:
+        src.add(ind, "if type(v) is not list:")
+        count = "len(v)"
     src.add(ind + 1, f'w.fail({ptr}, "TYPE_MISMATCH", "expected an array, got " + _jtype(v))')
-    src.add(ind, "elif len(v) > w.max_items:")
-    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{len(v)}} elements; the limit is {{w.max_items}}")')
+    src.add(ind, f"elif {count} > w.max_items:")
+    src.add(ind + 1, f'w.fail({ptr}, "TOO_MANY_ITEMS", f"{{{count}}} elements; the limit is {{w.max_items}}")')
     src.add(ind, "else:")
     if f.max_items is not None:
-        src.add(ind + 1, f"if len(v) > {f.max_items}:")
-        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{len(v)}} elements; at most {f.max_items} allowed")')
+        src.add(ind + 1, f"if {count} > {f.max_items}:")
+        src.add(ind + 2, f'w.fail({ptr}, "COUNT_OUT_OF_RANGE", f"{{{count}}} elements; at most {f.max_items} allowed")')
     src.add(ind + 1, "if depth + 1 > w.max_depth:")
     src.add(ind + 2, f'w.fail({ptr}, "NESTING_TOO_DEEP", f"nesting deeper than {{w.max_depth}}")')
     src.add(ind + 1, "else:")
+    if f.kind == m.FLOAT32:
+        src.add(ind + 2, f"check_vector(v, {ptr}, w)")
+        return
     src.add(ind + 2, "for i, x in enumerate(v):")
     src.add(ind + 3, "if x is None:")
     src.add(ind + 4, f'w.fail({ptr} + f"/{{i}}", "NULL_VALUE", "null is not a value of any field")')
