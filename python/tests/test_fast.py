@@ -65,7 +65,7 @@ def _same(module: Any, type_name: str, data: bytes) -> None:
     expected = _outcome(pure, data)
     assert _outcome(fast, data) == expected
     if module is mm:
-        # Vectors left as their bytes (what convert to Protobuf reads) hold
+        # Vectors left as their bytes (what convert between binary encodings reads) hold
         # the same values, and every other outcome is the same.
         assert _outcome(fast, data, binary_vectors=True) == expected
 

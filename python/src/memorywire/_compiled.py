@@ -313,7 +313,7 @@ def float32_bytes(v: Any) -> bytes:
     if type(v) is Float32Values:
         return v.raw
     if type(v) is Float32Bytes:
-        return v
+        return bytes(v)  # exact bytes, which the MessagePack writer in C takes
     if float32_le is not None:
         raw = float32_le(v)
         if raw is not None:
@@ -330,7 +330,7 @@ def float32_values(v: Any) -> tuple[float, ...]:
 def vector_values(v: Any) -> list[float]:
     """The values of a valid float32 vector rounded to binary32, as a list."""
     if type(v) is Float32Bytes:
-        return list(float32_values(v))
+        return v.values()
     return array("f", v).tolist()
 
 

@@ -412,7 +412,8 @@ def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool =
             root = _Builder(form, limits).struct(info, 1, top=True)
             clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            vector = _codec.Float32Bytes if binary_vectors else _codec._vector
+            # The walk checks a vector's bytes before it hands them on.
+            vector = _codec.Float32Bytes if binary_vectors else _codec.checked_vector
             dec = _fast_path(info, form, limits, module.Decoder(root).decode, module.Decoder(clean).decode,
                              vector)
     _decoders[key] = dec

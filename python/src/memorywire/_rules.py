@@ -3,7 +3,6 @@ several fields of one message, which the generated checking functions call."""
 
 from __future__ import annotations
 
-import struct
 from array import array
 from typing import Any
 
@@ -215,7 +214,7 @@ def _embedding(w: Walk, doc: dict[str, Any], ptr: str) -> None:
 def _vector_query(w: Walk, doc: dict[str, Any], ptr: str) -> None:
     values = doc.get("values")
     if type(values) is Float32Bytes:
-        values = list(struct.unpack(f"<{len(values) >> 2}f", values))
+        values = values.values()
     if not isinstance(values, list) or not values:
         return
     if w.limits.max_dimensions < len(values) <= 65536:

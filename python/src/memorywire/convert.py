@@ -20,6 +20,11 @@ _MODULES: dict[str, Any] = {"json": _json, "msgpack": _msgpack, "protobuf": _pro
                             "protojson": _protojson}
 
 
+#: The formats that carry float32 vectors as binary32 bytes: their decoders
+#: can keep a vector so (decode_walk_binary_vectors), and their writers write it.
+_BINARY32 = frozenset(f for f, mod in _MODULES.items() if hasattr(mod.Decoder, "decode_walk_binary_vectors"))
+
+
 def module(encoding: str) -> Any:
     """The codec module of an encoding name."""
     try:
@@ -38,8 +43,8 @@ def convert(data: bytes, *, source: str, target: str, type: str = DEFAULT_TYPE,
     encoding cannot carry fails with UnrepresentableError.
     """
     decoder = module(source)._codecs.decoder(type, limits)
-    if source == "msgpack" and target == "protobuf":
-        # Both carry float32 vectors as binary32 bytes: they pass as they are.
+    if source in _BINARY32 and target in _BINARY32:
+        # Float32 vectors pass from one to the other as their bytes.
         doc, walk = decoder.decode_walk_binary_vectors(data)
     else:
         doc, walk = decoder.decode_walk(data)

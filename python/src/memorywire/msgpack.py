@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,10 +14,6 @@ from memorywire.errors import DecodeError, decode_error
 from memorywire.limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["Decoder", "Encoder", "decode", "encode"]
-
-#: Marks a fast path not built yet (None is one that does not serve the type).
-_UNSET: Any = object()
-
 
 class Decoder:
     """Decodes MessagePack documents of one message type."""
@@ -32,7 +29,6 @@ class Decoder:
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
         self._fast: Any = _fast.decoder("msgpack", type, self.limits)
-        self._fast_binary: Any = _UNSET  # built on first use
 
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
@@ -83,20 +79,21 @@ class Decoder:
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        if self._fast is not None:
-            doc = self._fast(data)
-            if doc is not None:
-                return doc, _rules.Walk(self.limits, tolerant=False)
-        return self._decode_walkers(data)
+        return self._walk(self._fast, data)
 
     def decode_walk_binary_vectors(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """decode_walk for a writer that takes float32 vectors as binary32
         bytes: where the fast path reads the document, each vector is the
         bin it was read from (a ``Float32Bytes``), its values never built;
         elsewhere it is a list of them, as decode_walk gives it."""
-        fast = self._fast_binary
-        if fast is _UNSET:
-            fast = self._fast_binary = _fast.decoder("msgpack", self.type, self.limits, binary_vectors=True)
+        return self._walk(self._fast_binary, data)
+
+    @functools.cached_property
+    def _fast_binary(self) -> Any:
+        """The fast path that keeps vectors as their bytes, built on first use."""
+        return _fast.decoder("msgpack", self.type, self.limits, binary_vectors=True)
+
+    def _walk(self, fast: Any, data: bytes) -> tuple[dict[str, Any], Any]:
         if fast is not None:
             doc = fast(data)
             if doc is not None:
