@@ -58,6 +58,20 @@ def _query(rng: random.Random, vectors: list[list[float]]) -> list[float]:
     return _f32([x + rng.gauss(0.0, 0.3) for x in base])
 
 
+def _assert_near_exact(svc: Service, q: list[float], got: dict[str, Any]) -> None:
+    """An approximate ranking as section 9.2 allows it: every hit with its
+    exact score, in order, and the exact first hits all there but one (the
+    index may miss a candidate; these groups are small enough that it
+    rarely does)."""
+    ids = _ids(got)
+    exact = _search(svc, vector={"model": MODEL, "values": q}, limit=50, exact=True)
+    scores = {h["record"]["id"]: h["score"] for h in exact["hits"]}
+    assert [h["score"] for h in got["hits"]] == [scores.get(i) for i in ids]
+    ranked = [(-h["score"], h["record"]["sequence"]) for h in got["hits"]]
+    assert ranked == sorted(ranked)
+    assert len(set(ids) & set(_ids(exact)[:len(ids)])) >= len(ids) - 1
+
+
 class Stores:
     """Opens stores of one kind and closes them at the end of the test."""
 
@@ -198,8 +212,7 @@ def test_the_index_follows_deletes_updates_and_expiry(stores: Stores) -> None:
     assert top[0] not in ids and top[1] not in ids and top[2] not in ids and "old" not in ids
     archived = _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=10, include_archived=True))
     assert top[2] in archived
-    # The same results as the exact ranking.
-    assert ids == _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=10, exact=True))
+    _assert_near_exact(svc, q, after)
 
 
 def test_no_result_crosses_tenants(stores: Stores) -> None:
@@ -253,7 +266,7 @@ def test_the_index_survives_a_restart(stores: Stores) -> None:
     if stores.kind == "sqlite":
         assert after == before  # the same graph
     else:
-        # Built again from the rows (in threads: not always the same graph).
+        # Built again from the rows: not necessarily the same graph.
         exact = [_ids(_search(svc, vector={"model": MODEL, "values": q}, limit=10, exact=True)) for q in queries]
         assert sum(len(set(x) & set(y)) for x, y in zip(after, exact, strict=True)) >= 45
     num = svc.store.tenant_num("t")
@@ -363,7 +376,7 @@ def test_writes_go_on_while_the_index_is_built_and_it_holds_them(stores: Stores,
     assert got.get("approximate") is True
     ids = _ids(got)
     assert ids[0] == far and "new" in ids and top[0] not in ids
-    assert ids == _ids(_search(svc, vector={"model": MODEL, "values": q}, limit=10, exact=True))
+    _assert_near_exact(svc, q, got)
 
 
 def test_the_client_asks_for_an_exact_ranking(stores: Stores) -> None:

@@ -71,6 +71,11 @@ ANN_CONNECTIVITY = 16
 ANN_EXPANSION_ADD = 64
 ANN_EXPANSION_SEARCH = 128
 ANN_DTYPE = "i8"
+#: Embeddings per thread of a build: HNSW graphs built by many threads
+#: at once are worse (in a group of 1,200, 32 threads miss 2% of the exact
+#: first ten where one thread misses none), and a build by one thread is
+#: the same graph on every machine.
+ANN_BUILD_SHARE = 10_000
 
 
 def ann_library() -> Any | None:
@@ -355,8 +360,10 @@ class Index:
                 ) -> Any:
         """An approximate index of the live embeddings of ``_live_parts``."""
         ann = self._new_ann()
+        total = sum(len(live) for _, _, live in parts)
+        threads = max(1, min(os.cpu_count() or 1, total // ANN_BUILD_SHARE))
         for rids, matrix, live in parts:
-            ann.add(rids[live].astype(np.uint64), matrix[live])
+            ann.add(rids[live].astype(np.uint64), matrix[live], threads=threads)
         return ann
 
     def _live_parts(self) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.int64]]]:
@@ -429,7 +436,7 @@ class Index:
                 found = [(block, pos) for block, pos in self.slots.get(rid, ()) if block.inv[pos] > 0.0]
                 if found:
                     ann.add(np.full(len(found), rid, dtype=np.uint64),
-                            np.stack([block.matrix[pos] for block, pos in found]))
+                            np.stack([block.matrix[pos] for block, pos in found]), threads=1)
             self.ann = ann
             self.ann_changed = True
 
