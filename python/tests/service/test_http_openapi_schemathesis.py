@@ -89,8 +89,11 @@ def test_every_response_conforms_to_the_document(path: str, base_url: str,
     strategy = operation.as_strategy(generation_mode=mode) if mode else operation.as_strategy()
 
     @given(case=strategy)
+    # The same examples on every run: negative generation sometimes draws a
+    # mutation of a nested `not` that schemathesis cannot complement
+    # (UnsupportedSchema), which would fail a run at random.
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-              database=None)
+              database=None, derandomize=True)
     def check(case: schemathesis.Case) -> None:
         # A timeout the client gives is honoured: the service answers one that
         # has passed with 504 DEADLINE_EXCEEDED (http-binding.md sections 3.5
