@@ -203,3 +203,42 @@ def test_the_lock_lets_waiting_readers_in_between_writers() -> None:
     assert order == ["writer-1", "reader-2"]
     for t in threads:
         t.join(10)
+
+
+def test_the_service_writes_nothing_into_its_callers_requests() -> None:
+    """The canonical form of a record shares its unchanged members with the
+    request (records.canonical); what the service sets on a record it
+    writes (scope, lifecycle, provenance, summary, links) goes into copies."""
+    import copy
+
+    store = Store(":memory:")
+    svc = Service(store)
+    call = Call("t")
+    record = {"id": "f", "kind": "fact", "fact": {"text": "The user prefers window seats."},
+              "scope": {"user": "u"}, "tags": ["seat"], "metadata": {"k": [1]},
+              "links": [{"type": "references", "target": "g"}],
+              "provenance": {"trust": "verified", "origin": "system", "source": "chat"},
+              "lifecycle": {"status": "active", "importance": 0.5},
+              "embeddings": [{"model": "m", "dimensions": 2, "values": [0.5, -0.0]}]}
+    requests = [
+        ("put", request(scope={"agent": "a"}, items=[{"record": record}])),
+        ("put", request(items=[{"record": {**record, "tags": ["aisle"]}}])),
+        ("put", request(require_approval=True, items=[{"record": {**record, "id": "p"}}])),
+        ("put", request(items=[{"record": {"id": "g", "kind": "fact", "fact": {"text": "Aisle."},
+                                           "lifecycle": {"status": "deleted", "reason": "gone"}}},
+                               {"record": {"id": "h", "kind": "fact", "fact": {"text": "Window."},
+                                           "scope": {"user": "u"}, "links": record["links"]}}])),
+        ("update", request(id="f", patch={"lifecycle": {"importance": 0.9}, "provenance": {"source": "x"}})),
+        ("merge", request(target_id="f", source_ids=["h"])),
+        ("compact", request(ids=["f"], summary={"id": "s", "kind": "summary", "summary": {"text": "Seats."},
+                                                "links": record["links"], "scope": {"user": "u"}})),
+    ]
+    try:
+        for name, req in requests:
+            before = copy.deepcopy(req)
+            first = getattr(svc, name)(call, req)
+            assert req == before, name
+            # A replay finds the request it recorded: the same response.
+            assert getattr(svc, name)(call, req) == first, name
+    finally:
+        store.close()

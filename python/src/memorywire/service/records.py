@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from memorywire import _compiled, _timestamp
+from memorywire import _compiled, _encode, _timestamp
 from memorywire import _model as m
 from memorywire._codec import Float32Bytes
 
@@ -26,8 +26,8 @@ SCOPE_FIELDS = ("user", "agent", "session", "run", "task", "project")
 #: Members a tombstone keeps no value of (core.md section 8.2).
 TOMBSTONE_DROPS = PAYLOADS + ("embeddings", "native", "metadata", "extensions")
 
-_canonical_record = _compiled.function("js", RECORD_TYPE)
-_canonical_embedding = _compiled.function("js", "memorywire.v1.Embedding")
+_canonical_record = _encode.json_canonical(RECORD_TYPE)
+_canonical_embedding = _encode.json_canonical("memorywire.v1.Embedding")
 _LITTLE = sys.byteorder == "little"
 #: Packers of little-endian binary32 vectors, by their number of values.
 _PACKERS: dict[int, struct.Struct] = {}
@@ -46,8 +46,13 @@ def instant(text: str) -> tuple[int, int]:
 
 def canonical(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The canonical JSON form of a valid nested record as a dict: defaults
-    dropped, timestamps and Float32 values in their canonical values."""
-    return _canonical_record(doc)  # type: ignore[no-any-return]
+    dropped, timestamps and Float32 values in their canonical values. It
+    is a new dict, but shares the members that are canonical already with
+    ``doc`` (nested objects and lists included), so the service never
+    writes into a member of a record in place: it writes a copy
+    (``set_member``)."""
+    out: dict[str, Any] = _canonical_record(doc)
+    return dict(out) if out is doc else out
 
 
 class Vector:
