@@ -305,8 +305,7 @@ def _path(decode: Any, fields: list[Any], messages: list[Any], **kw: Any) -> Any
     4 items, 4 characters, 8 dimensions; ValueError sends to the walkers."""
     return _speedups.FastPath(kw.get("msgpack", False), decode, decode, (ValueError,), fields, messages,
                               kw.get("top", 0), kw.get("limits", (1000, 3, 4, 4, 8)),
-                              (lambda raw: True, lambda raw: list(struct.unpack(f"<{len(raw) // 4}f", raw)),
-                               lambda raw: raw.hex()))
+                              (lambda raw: list(struct.unpack(f"<{len(raw) // 4}f", raw)), lambda raw: raw.hex()))
 
 
 def test_the_walk_holds_oneofs_and_values_whatever_the_member_names() -> None:
@@ -398,6 +397,13 @@ def test_msgpack_values_take_the_form_of_the_walkers() -> None:
     for bad in ({"t": "1970-01-01T00:00:05Z"}, {"f": b"\x00" * 12}, {"f": b""}, {"f": b"\x00" * 5}, {"t": [at, 1]},
                 {"b": [b"\x01", "x"]}, {"b": "x"}):
         assert fp(msgpack.packb(bad)) is None
+    # A value that is not finite, at either place, goes to the walkers; the
+    # greatest finite values and the least subnormal do not.
+    for value in (math.inf, -math.inf, math.nan, struct.unpack("<f", b"\x01\x00\xc0\x7f")[0]):
+        for pair in ((value, 0.5), (0.5, value)):
+            assert fp(msgpack.packb({"f": struct.pack("<2f", *pair)})) is None
+    edges = struct.pack("<2I", 0x7F7FFFFF, 0x80000001)
+    assert fp(msgpack.packb({"f": edges})) == {"f": list(struct.unpack("<2f", edges))}
 
 
 def _growth(call: Any, arg: Any) -> int:

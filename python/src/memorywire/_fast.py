@@ -59,7 +59,6 @@ from typing import Annotated, Any, Literal
 
 from memorywire import _codec, _rules
 from memorywire import _model as m
-from memorywire._codec import vector_finite
 from memorywire._compiled import _BASE64, FLOAT32_OVERFLOW, INT64_MAX, INT64_MIN, PURE
 from memorywire._formats import FORMATS
 from memorywire.limits import Limits
@@ -374,7 +373,7 @@ def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, deco
            limits.max_dimensions)
     errors = ERRORS if form == "json" else (*ERRORS, ValueError, TypeError)
     return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
-                              lim, (vector_finite, vector, _base64_text))
+                              lim, (vector, _base64_text))
 
 
 _decoders: dict[tuple[str, str, Limits, bool], Any] = {}

@@ -704,7 +704,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     int msgpack;
     PyObject *decode, *decode_clean, *errors;
-    PyObject *vector_finite, *vector, *b64;
+    PyObject *vector, *b64;
     Message *messages;
     Py_ssize_t n_messages;
     Field *fields;
@@ -924,13 +924,12 @@ member_job(FastPath *fp, const Field *f, PyObject *d, PyObject *key, PyObject *v
         const Py_ssize_t len = PyBytes_GET_SIZE(v);
         if (len % 4 || len / 4 < f->least || len / 4 > f->most)
             return 0;
-        PyObject *finite = PyObject_CallOneArg(fp->vector_finite, v);
-        if (finite == NULL)
-            return -1;
-        int ok = PyObject_IsTrue(finite);
-        Py_DECREF(finite);
-        if (ok <= 0)
-            return ok;
+        /* Finite: no value whose exponent bits (in the top two bytes of
+         * each little-endian binary32) are all set. */
+        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(v);
+        for (Py_ssize_t i = 0; i < len; i += 4)
+            if ((b[i + 3] & 0x7F) == 0x7F && (b[i + 2] & 0x80))
+                return 0;
         PyObject *values = PyObject_CallOneArg(fp->vector, v);
         int r = values == NULL ? -1 : PyDict_SetItem(d, key, values);
         Py_XDECREF(values);
@@ -1085,7 +1084,6 @@ fastpath_dealloc(FastPath *fp)
     Py_XDECREF(fp->decode);
     Py_XDECREF(fp->decode_clean);
     Py_XDECREF(fp->errors);
-    Py_XDECREF(fp->vector_finite);
     Py_XDECREF(fp->vector);
     Py_XDECREF(fp->b64);
     if (fp->messages != NULL) {
@@ -1207,8 +1205,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &messages, &top, &max_document_bytes, &max_depth, &max_items, &max_chars,
                                      &max_dimensions, &PyTuple_Type, &helpers))
         return NULL;
-    if (PyTuple_GET_SIZE(helpers) != 3) {
-        PyErr_SetString(PyExc_ValueError, "helpers are (vector_finite, vector, b64)");
+    if (PyTuple_GET_SIZE(helpers) != 2) {
+        PyErr_SetString(PyExc_ValueError, "helpers are (vector, b64)");
         return NULL;
     }
     FastPath *fp = (FastPath *)type->tp_alloc(type, 0);
@@ -1219,9 +1217,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     fp->decode = Py_NewRef(decode);
     fp->decode_clean = Py_NewRef(decode_clean);
     fp->errors = Py_NewRef(errors);
-    fp->vector_finite = Py_NewRef(PyTuple_GET_ITEM(helpers, 0));
-    fp->vector = Py_NewRef(PyTuple_GET_ITEM(helpers, 1));
-    fp->b64 = Py_NewRef(PyTuple_GET_ITEM(helpers, 2));
+    fp->vector = Py_NewRef(PyTuple_GET_ITEM(helpers, 0));
+    fp->b64 = Py_NewRef(PyTuple_GET_ITEM(helpers, 1));
     fp->max_document_bytes = max_document_bytes;
     fp->max_depth = max_depth;
     fp->max_items = max_items;
@@ -1870,6 +1867,11 @@ mp_str(MpOut *out, PyObject *v)
     return r ? r : mp_raw(out, data, n);
 }
 
+/* The types of float32 vectors kept with their bytes (pb_tables sets them). */
+static PyObject *pb_vector_type = NULL; /* memorywire._codec.Float32Values */
+static PyObject *pb_bytes_type = NULL;  /* memorywire._codec.Float32Bytes */
+static PyObject *pb_raw_name = NULL;    /* "raw" */
+
 static int
 mp_bin(MpOut *out, PyObject *v)
 {
@@ -2230,8 +2232,21 @@ mp_map(CanonTables *t, MpOut *out, PyObject *d, CanonMessage *msg, int depth)
                     r = MP_UNSURE;
                 break;
             case CANON_VECTOR_MP:
-                /* A Float32Values keeps the bytes it was read from: its function gives them. */
-                if (!PyList_CheckExact(x) || (r = mp_vector(out, x)) == MP_UNSURE)
+                /* A Float32Bytes is its bytes, checked when it was made; a
+                 * Float32Values keeps the bytes it was read from: its function gives them. */
+                if ((PyObject *)Py_TYPE(x) == pb_bytes_type)
+                    r = mp_bin(out, x);
+                else if ((PyObject *)Py_TYPE(x) == pb_vector_type) {
+                    PyObject *raw = PyObject_GetAttr(x, pb_raw_name);
+                    if (raw != NULL && PyBytes_CheckExact(raw))
+                        r = mp_bin(out, raw);
+                    else {
+                        PyErr_Clear();
+                        r = mp_call(out, f->fn, x);
+                    }
+                    Py_XDECREF(raw);
+                }
+                else if (!PyList_CheckExact(x) || (r = mp_vector(out, x)) == MP_UNSURE)
                     r = mp_call(out, f->fn, x);
                 break;
             case CANON_CALL:
@@ -2417,9 +2432,6 @@ static const char *const pb_kind_names[PB_KINDS] = {
 
 static pb_table *pb_tables_ = NULL;
 static Py_ssize_t pb_table_count = 0;
-static PyObject *pb_vector_type = NULL; /* memorywire._codec.Float32Values */
-static PyObject *pb_bytes_type = NULL;  /* memorywire._codec.Float32Bytes */
-static PyObject *pb_raw_name = NULL;    /* "raw" */
 
 typedef struct {
     unsigned char *data;

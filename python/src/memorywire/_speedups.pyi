@@ -42,8 +42,8 @@ class FastPath:
     member of each oneof is set, the name of the test of rules that span
     fields or None, the members it reads) of each message; top: the index
     of the document's message; limits: (max_document_bytes, max_depth,
-    max_items, max_chars, max_dimensions); helpers: (vector_finite, vector,
-    b64) for MessagePack values."""
+    max_items, max_chars, max_dimensions); helpers: (vector, b64) for
+    MessagePack values (a vector's bytes are checked finite in C)."""
 
     decode: Callable[[bytes], Any]
     decode_clean: Callable[[bytes], Any]
@@ -52,7 +52,7 @@ class FastPath:
                 errors: tuple[type[BaseException], ...], fields: list[tuple[int, int, int, int, int]],
                 messages: list[tuple[dict[str, int], tuple[bool, ...], str | None, tuple[str, ...]]], top: int,
                 limits: tuple[int, int, int, int, int],
-                helpers: tuple[Callable[[bytes], Any], Callable[[bytes], Any], Callable[[bytes], str]]) -> FastPath: ...
+                helpers: tuple[Callable[[bytes], Any], Callable[[bytes], str]]) -> FastPath: ...
     def __call__(self, data: bytes | str, /) -> dict[str, Any] | None: ...
 
 def float32_sum_squares(raw: bytes, /) -> float | None:
