@@ -1,11 +1,12 @@
-"""Float32 vectors kept as their binary32 bytes (``_codec.Float32Bytes``).
+"""Float32 vectors kept as their binary32 bytes (``memorywire.Float32Bytes``).
 
-The MessagePack and Protobuf decoders can leave each vector they read as the
-bytes it came in, for readers that take those bytes as they are (a
-conversion to Protobuf, the service's writes). Such a document must be the
-document decode_walk gives, with each vector's values in its bytes, and fail
-where decode_walk fails, with the same error; the validator must judge such a
-vector by its values; every writer must write it as it writes the values.
+Every decoder gives them so with ``vectors="bytes"``; the MessagePack and
+Protobuf decoders can also leave each vector they read as the bytes it came
+in, for readers that take those bytes as they are (a conversion to Protobuf,
+the service's writes). Such a document must be the document decode_walk
+gives, with each vector's values in its bytes, and fail where decode_walk
+fails, with the same error; the validator must judge such a vector by its
+values; every writer must write it as it writes the values.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from typing import Any
 import msgpack
 import pytest
 import strategies as S
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 import memorywire.json as mj
 import memorywire.msgpack as mm
 import memorywire.protobuf as mp
 from memorywire import _codec, _fast, validation
 from memorywire import _model as m
-from memorywire.convert import convert
+from memorywire.convert import FORMATS, convert, module
 from memorywire.errors import MemorywireError
 
 RECORD = "memorywire.v1.MemoryRecord"
@@ -39,6 +40,19 @@ def record(values: Any, dims: int | None = None) -> dict[str, Any]:
     return {"specversion": "1.0", "id": "r1", "kind": "fact", "fact": {"text": "t"},
             "created_at": "2026-05-09T10:00:00Z",
             "embeddings": [embedding, {"model": "n", "dimensions": 1, "values": [1.0]}]}
+
+
+IMPORT = "memorywire.v1.ImportRequest"
+SEARCH = "memorywire.v1.SearchRequest"
+#: A document of each type that holds vectors, besides the generated ones.
+HOLDING = {
+    RECORD: record(VALUES),
+    PUT: {"specversion": "1.0", "operation_id": "o",
+          "items": [{"record": {k: v for k, v in record(VALUES).items() if k != "specversion"}}]},
+    IMPORT: {"specversion": "1.0", "operation_id": "o",
+             "records": [{k: v for k, v in record(VALUES).items() if k != "specversion"}]},
+    SEARCH: {"specversion": "1.0", "operation_id": "o", "vector": {"model": "m", "values": VALUES}},
+}
 
 
 def values_of(tree: Any) -> Any:
@@ -74,6 +88,19 @@ def outcome(decode: Any, data: bytes) -> Any:
 def same(module: Any, type_name: str, data: bytes) -> None:
     dec = module.Decoder(type_name)
     assert outcome(dec.decode_walk_binary_vectors, data) == outcome(dec.decode_walk, data)
+    as_bytes(module, type_name, data)
+
+
+def as_bytes(module: Any, type_name: str, data: bytes) -> None:
+    """The decoder asked for vectors as bytes gives the document it gives
+    otherwise, each vector a Float32Bytes, or fails with the same error."""
+    asked = module.Decoder(type_name, vectors="bytes")
+    assert outcome(asked.decode_walk, data) == outcome(module.Decoder(type_name).decode_walk, data)
+    try:
+        doc = asked.decode(data)
+    except MemorywireError:
+        return
+    assert all(type(v) is _codec.Float32Bytes for v in vectors(doc))
 
 
 @pytest.mark.parametrize("module", [mm, mp], ids=["msgpack", "protobuf"])
@@ -129,21 +156,21 @@ BINARY = settings(max_examples=25, deadline=None, derandomize=True,
                                          HealthCheck.data_too_large])
 
 
-@pytest.mark.parametrize("type_name", [RECORD, PUT, "memorywire.v1.ImportRequest"],
-                         ids=lambda t: t.rsplit(".", 1)[1])
+@pytest.mark.parametrize("type_name", [RECORD, PUT, IMPORT], ids=lambda t: t.rsplit(".", 1)[1])
 def test_generated_documents_decode_alike(type_name: str) -> None:
     held = {"msgpack": 0, "protobuf": 0}
 
     @BINARY
     @given(doc=S.documents(type_name))
+    @example(doc=HOLDING[type_name])
     def alike(doc: dict[str, Any]) -> None:
         if validation.check(doc, type_name)[0]:
             return
-        for module in (mm, mp):
-            data = module.encode(doc, type=type_name)
-            same(module, type_name, data)
-            back, _ = module.Decoder(type_name).decode_walk_binary_vectors(data)
-            held[module.__name__.rsplit(".", 1)[1]] += sum(type(v) is _codec.Float32Bytes for v in vectors(back))
+        for codec in (mm, mp):
+            data = codec.encode(doc, type=type_name)
+            same(codec, type_name, data)
+            back, _ = codec.Decoder(type_name).decode_walk_binary_vectors(data)
+            held[codec.__name__.rsplit(".", 1)[1]] += sum(type(v) is _codec.Float32Bytes for v in vectors(back))
             # Every writer writes a vector held as bytes as it writes its values.
             for writer in (mj, mm, mp):
                 assert writer.encode(back, type=type_name) == writer.encode(doc, type=type_name)
@@ -168,6 +195,53 @@ def test_a_vector_of_bytes_is_not_iterated_as_bytes() -> None:
     with pytest.raises(TypeError):
         list(held)
     assert bytes(held) == struct.pack("<2f", 1.0, 2.0)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("type_name", [RECORD, PUT, SEARCH], ids=lambda t: t.rsplit(".", 1)[1])
+def test_every_decoder_gives_vectors_as_bytes_when_asked(fmt: str, type_name: str) -> None:
+    codec = module(fmt)
+
+    def alike(doc: dict[str, Any]) -> int:
+        data = codec.encode(doc, type=type_name)
+        as_bytes(codec, type_name, data)
+        back = codec.decode(data, type=type_name, vectors="bytes")
+        assert json.dumps(values_of(back)) == json.dumps(values_of(codec.decode(data, type=type_name)))
+        assert codec.encode(back, type=type_name) == data
+        return len(held_as_bytes(back))
+
+    @BINARY
+    @given(doc=S.documents(type_name))
+    def generated(doc: dict[str, Any]) -> None:
+        if not validation.check(doc, type_name)[0]:
+            alike(doc)
+
+    generated()
+    assert alike(HOLDING[type_name]) == (2 if type_name != SEARCH else 1)
+
+
+def held_as_bytes(tree: Any) -> list[Any]:
+    """Every Float32Bytes in the tree."""
+    if type(tree) is _codec.Float32Bytes:
+        return [tree]
+    if type(tree) is dict:
+        tree = list(tree.values())
+    if type(tree) is list:
+        return [x for v in tree for x in held_as_bytes(v)]
+    return []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_vector_form_is_floats_or_bytes(fmt: str) -> None:
+    codec = module(fmt)
+    data = codec.encode(record(VALUES))
+    first = codec.decode(data, vectors="bytes")["embeddings"][0]["values"]
+    packed = struct.pack(f"<{len(VALUES)}f", *VALUES)
+    assert first == packed and first.values() == list(struct.unpack(f"<{len(VALUES)}f", packed))
+    with pytest.raises(ValueError, match="floats, bytes"):
+        codec.decode(data, vectors="list")
+    with pytest.raises(ValueError, match="floats, bytes"):
+        codec.Decoder(RECORD, vectors="numpy")
 
 
 def test_only_messagepack_has_a_fast_path_that_keeps_bytes() -> None:

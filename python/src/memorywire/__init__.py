@@ -7,6 +7,7 @@ A plain install brings the codec and the command line; ``Client``,
 
 from typing import TYPE_CHECKING
 
+from memorywire._codec import Float32Bytes
 from memorywire._version import SPECVERSION, __version__
 from memorywire.convert import convert, detect_encoding
 from memorywire.errors import (
@@ -28,6 +29,7 @@ __all__ = [
     "AsyncClient",
     "Client",
     "DecodeError",
+    "Float32Bytes",
     "LimitError",
     "Limits",
     "MemorywireError",

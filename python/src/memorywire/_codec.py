@@ -81,13 +81,13 @@ class Float32Values(list):  # type: ignore[type-arg]
 
 
 class Float32Bytes(bytes):
-    """A float32 vector held as the little-endian binary32 bytes it was read
-    from, checked finite, its values never built: what the decoders give
-    where the reader of the document takes the bytes as they are (a
-    conversion between MessagePack and Protobuf, the service's writes). Its length is that of its
-    bytes; the validator counts four to a value, the writers write its bytes
-    or its values. It cannot be iterated, so that no code takes its bytes for
-    values."""
+    """A float32 vector held as its little-endian binary32 bytes, checked
+    finite: what every decoder gives with ``vectors="bytes"`` (for
+    ``numpy.frombuffer(v, "<f4")``, say), and what a conversion between
+    MessagePack and Protobuf and the service's writes pass on without
+    building the values. Its length is that of its bytes; the validator
+    counts four to a value, the writers write its bytes or its values. It
+    cannot be iterated, so that no code takes its bytes for values."""
 
     __slots__ = ()
 

@@ -7,6 +7,7 @@ from typing import Any
 from memorywire import _compiled
 from memorywire import _model as m
 from memorywire import validation as _validate
+from memorywire._codec import Float32Bytes
 from memorywire.errors import (
     LIMIT_REASONS,
     LimitError,
@@ -18,6 +19,10 @@ from memorywire.errors import (
 from memorywire.limits import Limits
 
 DEFAULT_TYPE = "memorywire.v1.MemoryRecord"
+#: The forms in which a decoder gives float32 vectors (its ``vectors``):
+#: lists of their values as Python floats, or ``Float32Bytes``, their
+#: little-endian binary32 bytes.
+VECTOR_FORMS = ("floats", "bytes")
 
 
 def check_size(data: bytes, limits: Limits) -> None:
@@ -109,6 +114,67 @@ def function(job: str, type_name: str) -> Any:
     return _compiled.function(job, type_name)
 
 
+def byte_vectors(vectors: str) -> bool:
+    """Whether a decoder's ``vectors`` asks for bytes; a ValueError for a
+    form that is not one of VECTOR_FORMS."""
+    if vectors not in VECTOR_FORMS:
+        raise ValueError(f"vectors is one of {', '.join(VECTOR_FORMS)}, not {vectors!r}")
+    return vectors == "bytes"
+
+
+_VECTOR, _MESSAGE, _MESSAGES = range(3)
+#: Of each message type, its members that are float32 vectors or messages
+#: in which one can be: (name, what it is, its message).
+_VECTOR_MEMBERS: dict[str, tuple[tuple[str, int, m.MessageInfo | None], ...]] = {}
+
+
+def _vector_members(info: m.MessageInfo) -> tuple[tuple[str, int, m.MessageInfo | None], ...]:
+    found = _VECTOR_MEMBERS.get(info.full_name)
+    if found is not None:
+        return found
+    reachable: dict[str, m.MessageInfo] = {}
+    todo = [info]
+    while todo:
+        i = todo.pop()
+        if i.full_name not in reachable:
+            reachable[i.full_name] = i
+            todo += [f.message for f in i.ordered if f.message is not None]
+    holds = {n for n, i in reachable.items() if any(f.repeated and f.kind == m.FLOAT32 for f in i.ordered)}
+    grown = True
+    while grown:
+        more = {n for n, i in reachable.items()
+                if any(f.message is not None and f.message.full_name in holds for f in i.ordered)}
+        grown = not more <= holds
+        holds |= more
+    for n, i in reachable.items():
+        _VECTOR_MEMBERS[n] = tuple(
+            (f.name, _VECTOR, None) if f.repeated and f.kind == m.FLOAT32 else
+            (f.name, _MESSAGES if f.repeated else _MESSAGE, f.message)
+            for f in i.ordered
+            if (f.repeated and f.kind == m.FLOAT32) or (f.message is not None and f.message.full_name in holds))
+    return _VECTOR_MEMBERS[info.full_name]
+
+
+def with_byte_vectors(doc: dict[str, Any], info: m.MessageInfo) -> dict[str, Any]:
+    """A valid decoded document with each float32 vector made a
+    ``Float32Bytes`` (in place)."""
+    for name, what, sub in _vector_members(info):
+        v = doc.get(name)
+        if v is None:
+            continue
+        if what == _VECTOR:
+            if type(v) is not Float32Bytes:
+                doc[name] = Float32Bytes(_compiled.float32_bytes(v))
+        elif what == _MESSAGE:
+            assert sub is not None
+            with_byte_vectors(v, sub)
+        else:
+            assert sub is not None
+            for x in v:
+                with_byte_vectors(x, sub)
+    return doc
+
+
 class Codecs:
     """The Decoder and Encoder of an encoding for each message type, made
     once and kept, since making one compiles nothing but looks up much."""
@@ -117,14 +183,17 @@ class Codecs:
         self._decoder_class, self._encoder_class = decoder, encoder
         #: The decoder of each message type under the default limits.
         self.decoders: dict[str, Any] = {}
+        #: The same, giving float32 vectors as bytes.
+        self._byte_decoders: dict[str, Any] = {}
         self._encoders: dict[str, Any] = {}
 
-    def decoder(self, type_name: str, limits: Limits | None = None) -> Any:
+    def decoder(self, type_name: str, limits: Limits | None = None, vectors: str = "floats") -> Any:
         if limits is not None:
-            return self._decoder_class(type_name, limits=limits)
-        dec = self.decoders.get(type_name)
+            return self._decoder_class(type_name, limits=limits, vectors=vectors)
+        kept = self._byte_decoders if byte_vectors(vectors) else self.decoders
+        dec = kept.get(type_name)
         if dec is None:
-            dec = self.decoders[type_name] = self._decoder_class(type_name)
+            dec = kept[type_name] = self._decoder_class(type_name, vectors=vectors)
         return dec
 
     def encoder(self, type_name: str) -> Any:

@@ -186,14 +186,19 @@ def _resolve_tokens(node: Any, info: m.MessageInfo | None) -> Any:
 class Decoder:
     """Decodes JSON documents of one message type."""
 
-    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None,
+                 vectors: str = "floats") -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
-        _document.info(type)
+        #: Whether float32 vectors come as ``Float32Bytes`` (``vectors="bytes"``).
+        self._bytes = _document.byte_vectors(vectors)
+        self._info = _document.info(type)
         self._fast: Any = _fast.decoder("json", type, self.limits)
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
+        if self._bytes:
+            return self.decode_walk(data)[0]
         if self._fast is not None:
             # The document, when the typed decoder accepts it, the bytes cannot
             # hide a repeated or unknown member or the token -0, and the rules
@@ -205,11 +210,14 @@ class Decoder:
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        if self._fast is not None:
-            doc = self._fast(data)
-            if doc is not None:
-                return doc, _rules.Walk(self.limits, tolerant=False)
-        return self._decode_walkers(_document.text_bytes(data, self.limits))
+        doc = self._fast(data) if self._fast is not None else None
+        if doc is not None:
+            found = doc, _rules.Walk(self.limits, tolerant=False)
+        else:
+            found = self._decode_walkers(_document.text_bytes(data, self.limits))
+        if self._bytes:
+            _document.with_byte_vectors(found[0], self._info)
+        return found
 
     def _decode_walkers(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document's bytes with the walkers."""
@@ -275,11 +283,15 @@ class Encoder:
 _codecs = _document.Codecs(Decoder, Encoder)
 
 
-def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
-    """Parse and validate one JSON document of the given message type."""
-    dec = _codecs.decoders.get(type) if limits is None else None
+def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None = None,
+           vectors: str = "floats") -> dict[str, Any]:
+    """Parse and validate one JSON document of the given message type; with
+    ``vectors="bytes"``, each float32 vector is a ``Float32Bytes``."""
+    dec = _codecs.decoders.get(type) if limits is None and vectors == "floats" else None
     if dec is None:
-        dec = _codecs.decoder(type, limits)
+        dec = _codecs.decoder(type, limits, vectors)
+        if dec._bytes:
+            return dec.decode(data)  # type: ignore[no-any-return]
     # Decoder.decode, inlined: a call less for each document.
     fast = dec._fast
     if fast is not None:

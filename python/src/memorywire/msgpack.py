@@ -18,9 +18,13 @@ __all__ = ["Decoder", "Encoder", "decode", "encode"]
 class Decoder:
     """Decodes MessagePack documents of one message type."""
 
-    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None,
+                 vectors: str = "floats") -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
+        #: Whether float32 vectors come as ``Float32Bytes`` (``vectors="bytes"``).
+        self._bytes = _document.byte_vectors(vectors)
+        self._info = _document.info(type)
         self._unpacked = _document.function("un", type)
         lim = self.limits
         self._options: dict[str, Any] = dict(
@@ -28,7 +32,8 @@ class Decoder:
             max_str_len=lim.max_string_bytes, max_bin_len=lim.max_document_bytes,
             max_array_len=lim.max_items, max_map_len=lim.max_items, max_ext_len=12,
         )
-        self._fast: Any = _fast.decoder("msgpack", type, self.limits)
+        #: The fast path; asked for bytes, the one that gives every vector so.
+        self._fast: Any = _fast.decoder("msgpack", type, self.limits, binary_vectors=self._bytes)
 
     def _unpack(self, data: bytes, hook: Any) -> Any:
         try:
@@ -75,11 +80,22 @@ class Decoder:
             doc = self._fast(data)
             if doc is not None:
                 return doc  # type: ignore[no-any-return]
-        return self._decode_walkers(data)[0]
+        return self._decode_slowly(data)[0]
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        return self._walk(self._fast, data)
+        if self._fast is not None:
+            doc = self._fast(data)
+            if doc is not None:
+                return doc, _rules.Walk(self.limits, tolerant=False)
+        return self._decode_slowly(data)
+
+    def _decode_slowly(self, data: bytes) -> tuple[dict[str, Any], Any]:
+        """decode_walk by the walkers, in the form of vectors asked for."""
+        doc, walk = self._decode_walkers(data)
+        if self._bytes:
+            _document.with_byte_vectors(doc, self._info)
+        return doc, walk
 
     def decode_walk_binary_vectors(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """decode_walk for a writer that takes float32 vectors as binary32
@@ -146,18 +162,20 @@ class Encoder:
 _codecs = _document.Codecs(Decoder, Encoder)
 
 
-def decode(data: bytes, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
-    """Parse and validate one MessagePack document of the given message type."""
-    dec = _codecs.decoders.get(type) if limits is None else None
+def decode(data: bytes, *, type: str = DEFAULT_TYPE, limits: Limits | None = None,
+           vectors: str = "floats") -> dict[str, Any]:
+    """Parse and validate one MessagePack document of the given message type;
+    with ``vectors="bytes"``, each float32 vector is a ``Float32Bytes``."""
+    dec = _codecs.decoders.get(type) if limits is None and vectors == "floats" else None
     if dec is None:
-        dec = _codecs.decoder(type, limits)
+        dec = _codecs.decoder(type, limits, vectors)
     # Decoder.decode, inlined: a call less for each document.
     fast = dec._fast
     if fast is not None:
         doc = fast(data)
         if doc is not None:
             return doc  # type: ignore[no-any-return]
-    return dec._decode_walkers(data)[0]  # type: ignore[no-any-return]
+    return dec._decode_slowly(data)[0]  # type: ignore[no-any-return]
 
 
 def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:

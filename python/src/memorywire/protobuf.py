@@ -27,9 +27,12 @@ __all__ = ["Decoder", "Encoder", "decode", "encode"]
 class Decoder:
     """Decodes Protobuf documents of one message type."""
 
-    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None,
+                 vectors: str = "floats") -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
+        #: Whether float32 vectors come as ``Float32Bytes`` (``vectors="bytes"``).
+        self._bytes = _document.byte_vectors(vectors)
         self._info = _document.info(type)
         self._cls = self._info.cls
         #: An Error carries no specversion; it is read as of a newer minor.
@@ -50,6 +53,9 @@ class Decoder:
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
+        if self._bytes:
+            doc, walk = self._decode_walk(data, True)
+            return _document.with_byte_vectors(doc, self._info), walk
         return self._decode_walk(data, False)
 
     def decode_walk_binary_vectors(self, data: bytes) -> tuple[dict[str, Any], Any]:
@@ -164,9 +170,11 @@ class Encoder:
 _codecs = _document.Codecs(Decoder, Encoder)
 
 
-def decode(data: bytes, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
-    """Parse and validate one Protobuf document of the given message type."""
-    return _codecs.decoder(type, limits).decode(data)  # type: ignore[no-any-return]
+def decode(data: bytes, *, type: str = DEFAULT_TYPE, limits: Limits | None = None,
+           vectors: str = "floats") -> dict[str, Any]:
+    """Parse and validate one Protobuf document of the given message type;
+    with ``vectors="bytes"``, each float32 vector is a ``Float32Bytes``."""
+    return _codecs.decoder(type, limits, vectors).decode(data)  # type: ignore[no-any-return]
 
 
 def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:

@@ -642,9 +642,12 @@ def _value_member(node: Any) -> tuple[str | None, Any]:
 class Decoder:
     """Decodes ProtoJSON documents of one message type."""
 
-    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None) -> None:
+    def __init__(self, type: str = DEFAULT_TYPE, *, limits: Limits | None = None,
+                 vectors: str = "floats") -> None:
         self.type = type
         self.limits = limits or DEFAULT_LIMITS
+        #: Whether float32 vectors come as ``Float32Bytes`` (``vectors="bytes"``).
+        self._bytes = _document.byte_vectors(vectors)
         self._info = _document.info(type)
         #: An Error carries no specversion; it is read as of a newer minor.
         self._always_tolerant = self._info.name == "Error"
@@ -676,6 +679,8 @@ class Decoder:
             walk = _document.validated(doc, self.type, self.limits)
         except MemorywireError as e:
             raise _located(e, raw, self._info) from None
+        if self._bytes:
+            _document.with_byte_vectors(doc, self._info)
         return doc, walk
 
 
@@ -714,9 +719,11 @@ class Encoder:
 _codecs = _document.Codecs(Decoder, Encoder)
 
 
-def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None = None) -> dict[str, Any]:
-    """Parse and validate one ProtoJSON document of the given message type."""
-    return _codecs.decoder(type, limits).decode(data)  # type: ignore[no-any-return]
+def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None = None,
+           vectors: str = "floats") -> dict[str, Any]:
+    """Parse and validate one ProtoJSON document of the given message type;
+    with ``vectors="bytes"``, each float32 vector is a ``Float32Bytes``."""
+    return _codecs.decoder(type, limits, vectors).decode(data)  # type: ignore[no-any-return]
 
 
 def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:
