@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from memorywire import _compiled
@@ -123,42 +124,29 @@ def byte_vectors(vectors: str) -> bool:
 
 
 _VECTOR, _MESSAGE, _MESSAGES = range(3)
-#: Of each message type, its members that are float32 vectors or messages
-#: in which one can be: (name, what it is, its message).
-_VECTOR_MEMBERS: dict[str, tuple[tuple[str, int, m.MessageInfo | None], ...]] = {}
 
 
-def _vector_members(info: m.MessageInfo) -> tuple[tuple[str, int, m.MessageInfo | None], ...]:
-    found = _VECTOR_MEMBERS.get(info.full_name)
-    if found is not None:
-        return found
-    reachable: dict[str, m.MessageInfo] = {}
-    todo = [info]
-    while todo:
-        i = todo.pop()
-        if i.full_name not in reachable:
-            reachable[i.full_name] = i
-            todo += [f.message for f in i.ordered if f.message is not None]
-    holds = {n for n, i in reachable.items() if any(f.repeated and f.kind == m.FLOAT32 for f in i.ordered)}
-    grown = True
-    while grown:
-        more = {n for n, i in reachable.items()
-                if any(f.message is not None and f.message.full_name in holds for f in i.ordered)}
-        grown = not more <= holds
+@functools.cache
+def _vector_members() -> dict[str, tuple[tuple[str, int, m.MessageInfo | None], ...]]:
+    """Of each message type, its members that are float32 vectors or
+    messages in which one can be: (name, what it is, its message)."""
+    infos = m.reachable_infos()
+    holds = {i.full_name for i in infos if any(f.repeated and f.kind == m.FLOAT32 for f in i.ordered)}
+    while more := {i.full_name for i in infos if i.full_name not in holds
+                   and any(f.message is not None and f.message.full_name in holds for f in i.ordered)}:
         holds |= more
-    for n, i in reachable.items():
-        _VECTOR_MEMBERS[n] = tuple(
-            (f.name, _VECTOR, None) if f.repeated and f.kind == m.FLOAT32 else
-            (f.name, _MESSAGES if f.repeated else _MESSAGE, f.message)
-            for f in i.ordered
-            if (f.repeated and f.kind == m.FLOAT32) or (f.message is not None and f.message.full_name in holds))
-    return _VECTOR_MEMBERS[info.full_name]
+    return {i.full_name: tuple(
+        (f.name, _VECTOR, None) if f.repeated and f.kind == m.FLOAT32 else
+        (f.name, _MESSAGES if f.repeated else _MESSAGE, f.message)
+        for f in i.ordered
+        if (f.repeated and f.kind == m.FLOAT32) or (f.message is not None and f.message.full_name in holds))
+        for i in infos}
 
 
 def with_byte_vectors(doc: dict[str, Any], info: m.MessageInfo) -> dict[str, Any]:
     """A valid decoded document with each float32 vector made a
     ``Float32Bytes`` (in place)."""
-    for name, what, sub in _vector_members(info):
+    for name, what, sub in _vector_members()[info.full_name]:
         v = doc.get(name)
         if v is None:
             continue
@@ -190,7 +178,11 @@ class Codecs:
     def decoder(self, type_name: str, limits: Limits | None = None, vectors: str = "floats") -> Any:
         if limits is not None:
             return self._decoder_class(type_name, limits=limits, vectors=vectors)
-        kept = self._byte_decoders if byte_vectors(vectors) else self.decoders
+        if vectors == "floats":
+            kept = self.decoders
+        else:
+            byte_vectors(vectors)  # a ValueError for a form that is not one of VECTOR_FORMS
+            kept = self._byte_decoders
         dec = kept.get(type_name)
         if dec is None:
             dec = kept[type_name] = self._decoder_class(type_name, vectors=vectors)

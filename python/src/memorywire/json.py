@@ -197,27 +197,31 @@ class Decoder:
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""
-        if self._bytes:
-            return self.decode_walk(data)[0]
         if self._fast is not None:
             # The document, when the typed decoder accepts it, the bytes cannot
             # hide a repeated or unknown member or the token -0, and the rules
             # the types leave out hold (memorywire._fast).
             doc = self._fast(data)
             if doc is not None:
-                return doc  # type: ignore[no-any-return]
-        return self._decode_walkers(_document.text_bytes(data, self.limits))[0]
+                return _document.with_byte_vectors(doc, self._info) if self._bytes else doc
+        return self._decode_slowly(data)[0]
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        doc = self._fast(data) if self._fast is not None else None
-        if doc is not None:
-            found = doc, _rules.Walk(self.limits, tolerant=False)
-        else:
-            found = self._decode_walkers(_document.text_bytes(data, self.limits))
+        if self._fast is not None:
+            doc = self._fast(data)
+            if doc is not None:
+                if self._bytes:
+                    _document.with_byte_vectors(doc, self._info)
+                return doc, _rules.Walk(self.limits, tolerant=False)
+        return self._decode_slowly(data)
+
+    def _decode_slowly(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
+        """decode_walk by the walkers, in the form of vectors asked for."""
+        doc, walk = self._decode_walkers(_document.text_bytes(data, self.limits))
         if self._bytes:
-            _document.with_byte_vectors(found[0], self._info)
-        return found
+            _document.with_byte_vectors(doc, self._info)
+        return doc, walk
 
     def _decode_walkers(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document's bytes with the walkers."""
@@ -298,7 +302,7 @@ def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None
         doc = fast(data)
         if doc is not None:
             return doc  # type: ignore[no-any-return]
-    return dec._decode_walkers(_document.text_bytes(data, dec.limits))[0]  # type: ignore[no-any-return]
+    return dec._decode_slowly(data)[0]  # type: ignore[no-any-return]
 
 
 def encode(doc: Mapping[str, Any], *, type: str = DEFAULT_TYPE, canonical: bool = True) -> bytes:

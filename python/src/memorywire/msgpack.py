@@ -84,11 +84,7 @@ class Decoder:
 
     def decode_walk(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document; return it and its validation walk."""
-        if self._fast is not None:
-            doc = self._fast(data)
-            if doc is not None:
-                return doc, _rules.Walk(self.limits, tolerant=False)
-        return self._decode_slowly(data)
+        return self._walk(self._fast, data)
 
     def _decode_slowly(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """decode_walk by the walkers, in the form of vectors asked for."""
@@ -114,7 +110,7 @@ class Decoder:
             doc = fast(data)
             if doc is not None:
                 return doc, _rules.Walk(self.limits, tolerant=False)
-        return self._decode_walkers(data)
+        return self._decode_slowly(data)
 
     def _decode_walkers(self, data: bytes) -> tuple[dict[str, Any], Any]:
         """Parse and validate one document's bytes with the walkers."""
