@@ -305,7 +305,8 @@ def _path(decode: Any, fields: list[Any], messages: list[Any], **kw: Any) -> Any
     4 items, 4 characters, 8 dimensions; ValueError sends to the walkers."""
     return _speedups.FastPath(kw.get("msgpack", False), decode, decode, (ValueError,), fields, messages,
                               kw.get("top", 0), kw.get("limits", (1000, 3, 4, 4, 8)),
-                              (lambda raw: list(struct.unpack(f"<{len(raw) // 4}f", raw)), lambda raw: raw.hex()))
+                              (lambda raw: list(struct.unpack(f"<{len(raw) // 4}f", raw)), lambda raw: raw.hex(),
+                               kw.get("vector_names", ())))
 
 
 def test_the_walk_holds_oneofs_and_values_whatever_the_member_names() -> None:
@@ -382,6 +383,32 @@ def test_errors_of_the_decoder_send_to_the_walkers_or_rise() -> None:
 def test_malformed_tables_are_refused(fields: list[Any], messages: list[Any], top: int) -> None:
     with pytest.raises((ValueError, TypeError)):
         _path(json.loads, fields, messages, top=top)
+
+
+@pytest.mark.parametrize("vector_names", [(1,), ("\ud800",)])
+def test_vector_names_that_are_not_text_are_refused(vector_names: tuple[Any, ...]) -> None:
+    with pytest.raises((ValueError, TypeError, UnicodeError)):
+        _path(json.loads, [], [({}, (), None, ())], vector_names=vector_names)
+
+
+def test_the_walk_puts_back_the_vectors_the_scan_read() -> None:
+    """A hand-made table: the vector field "v" takes the vector read (of
+    16 values or more), a list the decoder read, or nothing else; a
+    placeholder where no vector field is sends the document on."""
+    fields = [(8, 0, 1, 20, -1)]
+    seen: list[bytes] = []
+
+    def decode(text: bytes) -> Any:
+        seen.append(text)
+        return json.loads(text)
+
+    fp = _path(decode, fields, [({"v": 0}, (), None, ())], vector_names=("v", "w"), limits=(1000, 3, 100, 4, 8))
+    values = [0.5, 1, -0.0] + [0.25] * 13
+    assert fp(json.dumps({"v": values}).encode()) == {"v": values}
+    assert seen == [b'{"v": "\\u0001"}']
+    assert fp(json.dumps({"v": values[:3]}).encode()) == {"v": values[:3]}
+    for bad in ({"v": values * 2}, {"v": "\x01"}, {"v": 1}, {"w": values}, {"v": values, "w": values}):
+        assert fp(json.dumps(bad).encode()) is None
 
 
 def test_msgpack_values_take_the_form_of_the_walkers() -> None:

@@ -36,6 +36,15 @@ refuses the others raw), a second set of types leaves out the pattern of
 identifiers that says just that, which Python's ``re`` would otherwise run
 on each.
 
+In a JSON text without escapes, the scan also reads each array of 16
+numbers or more that is the value of a member named as a float32 vector
+field is (the Eisel-Lemire algorithm, with the table of
+:func:`_decimal_powers`), and the typed decoder gets the text with a
+placeholder in its place: most of the bytes of a record with an embedding
+are its digits. The walk puts each vector back where a vector field holds
+the placeholder; a document in which one lands anywhere else has fewer
+taken than read, and goes to the walkers.
+
 The document is the decoded tree itself: the values the walkers would
 return (in JSON an integer in a float field stays an integer), members in
 the order of the bytes. In MessagePack the walk also gives bytes their
@@ -113,6 +122,11 @@ def _no_control() -> str:
 #: bytes shows that no string holds one, the types leave it out.
 _NO_CONTROL = _no_control()
 
+#: What the typed decoder reads in place of a float32 vector the scan of a
+#: JSON text read ahead (its JSON form has an escape, so that no string of
+#: a text the scan reads vectors from can be it).
+_VECTOR_PLACEHOLDER = _speedups.VECTOR_PLACEHOLDER if _speedups is not None else "\x01"
+
 #: The rules that span fields which have a conservative test in the walk of
 #: memorywire._speedups.FastPath: the test and the members it reads. A type
 #: that can hold a message with any other goes to the walkers whole.
@@ -153,7 +167,32 @@ def _check_special_tests() -> None:
 _check_special_tests()
 
 # The jobs of the walk of a member (the F_ kinds of memorywire._speedups).
-_F_NONE, _F_MESSAGE, _F_MESSAGES, _F_VALUE, _F_VALUES, _F_TIMESTAMP, _F_BYTES, _F_VECTOR = range(8)
+_F_NONE, _F_MESSAGE, _F_MESSAGES, _F_VALUE, _F_VALUES, _F_TIMESTAMP, _F_BYTES, _F_VECTOR, _F_JSON_VECTOR = range(9)
+
+
+def _decimal_powers() -> bytes:
+    """The powers of five with which memorywire._speedups reads a JSON
+    number (the Eisel-Lemire algorithm): 5^q for q from -342 to 308, scaled
+    by a power of two to 128 bits with the leading bit set; truncated, but
+    for q < 0 one more than the truncated quotient (of 2^(z + 127) by 5^-q
+    where 5^-q needs z bits; beyond 5^-27, of 2^(2z + 128), truncated to
+    128 bits), as Lemire's paper states the table."""
+    words = bytearray()
+    for q in range(-342, 309):
+        if q < 0:
+            power5 = 5 ** -q
+            z = (power5 - 1).bit_length()
+            c = (1 << (z + 127 if q >= -27 else 2 * z + 128)) // power5 + 1
+            c >>= max(0, c.bit_length() - 128)
+        else:
+            c = 5 ** q
+            c = c << (128 - c.bit_length()) if c.bit_length() <= 128 else c >> (c.bit_length() - 128)
+        words += (c >> 64).to_bytes(8, "little") + (c & (1 << 64) - 1).to_bytes(8, "little")
+    return bytes(words)
+
+
+if _speedups is not None:
+    _speedups.decimal_powers(_decimal_powers())
 
 
 class _Builder:
@@ -228,7 +267,11 @@ class _Builder:
             if f.kind == m.VALUE:
                 return Annotated[list[Any], self._count(f, depth + 1)]
             item = self._single(f, depth + 2, item=True)
-            return Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
+            listed = Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
+            if f.kind == m.FLOAT32:
+                # Or where the scan read the vector ahead, its placeholder.
+                return listed | Literal[_VECTOR_PLACEHOLDER]
+            return listed
         return self._single(f, depth + 1, item=False)
 
     def _number(self, real: Any, lo: float, hi: float) -> Any:
@@ -338,9 +381,9 @@ def _job(f: m.FieldInfo, form: str, limits: Limits, index: dict[str, int]) -> tu
         return (_F_TIMESTAMP, 0, 0, 0)
     if msgpack and f.kind == m.BYTES:
         return (_F_BYTES, 0, 0, 0)
-    if msgpack and f.repeated and f.kind == m.FLOAT32:
+    if f.repeated and f.kind == m.FLOAT32:
         most = min(limits.max_items, f.max_items if f.max_items is not None else limits.max_items)
-        return (_F_VECTOR, 0, 1 if f.required else 0, most)
+        return (_F_VECTOR if msgpack else _F_JSON_VECTOR, 0, 1 if f.required else 0, most)
     return (_F_NONE, 0, 0, 0)
 
 
@@ -372,8 +415,11 @@ def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, deco
     lim = (limits.max_document_bytes, limits.max_depth, limits.max_items, limits.max_string_bytes // 4,
            limits.max_dimensions)
     errors = ERRORS if form == "json" else (*ERRORS, ValueError, TypeError)
+    # In JSON the scan reads the vectors of these members ahead of the decoder.
+    vector_names = () if form == "msgpack" else tuple(sorted(
+        {f.name for name in names for f in m.message(name).ordered if f.repeated and f.kind == m.FLOAT32}))
     return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
-                              lim, (vector, _base64_text))
+                              lim, (vector, _base64_text, vector_names))
 
 
 _decoders: dict[tuple[str, str, Limits, bool], Any] = {}

@@ -52,15 +52,333 @@ zero_bytes(uint64_t w)
  * DEL (exact about whether any is). */
 #define HAS_CONTROL(w) ((((w) - ONES * 0x20) & ~(w) & HIGHS) | zero_bytes((w) ^ (ONES * 0x7f)))
 
-/* The scan of json_scan over n bytes at p: 1 with the members and whether
- * the text is clean, 0 when unsure. */
+/* The reading of the float32 vectors of a JSON text ahead of the typed
+ * decoder. The scan reads each array of numbers that is the value of a
+ * member named as a float32 vector field is, and the typed decoder gets
+ * the text with a placeholder (the string "\u0001") in its place: it then
+ * parses a few hundred bytes instead of thousands of digits. The walk puts
+ * each vector back where it finds a placeholder in a vector field, in the
+ * order of the text; a document in which any placeholder lands elsewhere
+ * has fewer placeholders taken than given, and goes to the walkers. No
+ * string of a text without escapes can be the placeholder: the scan reads
+ * vectors only in such a text that holds no byte 0x01 either. */
+
+#define IS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
+#define IS_SPACE(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
+
+/* The placeholder of a vector read by the scan, as JSON and as the text it decodes to. */
+static const char VECTOR_PLACEHOLDER_JSON[] = "\"\\u0001\"";
+#define VECTOR_PLACEHOLDER_CHAR 0x01
+
+/* The fewest values of an array the scan reads: below, the decoder's own
+ * parse costs about as much. */
+#define READ_VECTOR_LEAST 16
+/* The most vectors the scan reads in one document. */
+#define READ_VECTORS 64
+
+/* The powers of five of the Eisel-Lemire algorithm, two words each (the
+ * high first), from 5^-342 to 5^308, normalised and truncated to 128 bits;
+ * set by memorywire._fast (decimal_powers), which computes them exactly. */
+#define POWER_LEAST (-342)
+#define POWER_MOST 308
+static uint64_t decimal_powers_[2 * (POWER_MOST - POWER_LEAST + 1)];
+static int have_decimal_powers = 0;
+
+/* A number of a vector: an integer token's value, a binary64, or a token
+ * to be read by PyOS_string_to_double once the interpreter lock is held. */
+enum { N_INTEGER, N_REAL, N_TEXT };
+typedef struct {
+    int kind;
+    union {
+        long long integer;
+        double real;
+        struct {
+            Py_ssize_t start, length;
+        } text;
+    } u;
+} JsonNumber;
+
+typedef struct {
+    /* The member names of float32 vector fields. */
+    const char *const *names;
+    const Py_ssize_t *name_lengths;
+    Py_ssize_t n_names;
+    Py_ssize_t least, most; /* the fewest and most values of a vector read */
+    /* The arrays read: their bytes [start, end) and their numbers. */
+    Py_ssize_t n;
+    Py_ssize_t start[READ_VECTORS], end[READ_VECTORS], first[READ_VECTORS], count[READ_VECTORS];
+    JsonNumber *numbers; /* PyMem_Raw: the scan may run without the interpreter lock */
+    Py_ssize_t used, capacity;
+} ReadVectors;
+
+#if defined(__SIZEOF_INT128__) && defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define EISEL_LEMIRE 1
+/* The binary64 nearest to w * 10^q (w > 0, q within the table), by the
+ * Eisel-Lemire algorithm (Lemire, "Number Parsing at a Gigabyte per
+ * Second", 2021, sections 5 and 6): 1, or 0 where it cannot tell. */
 static int
-json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, int *clean_out)
+eisel_lemire(int64_t q, uint64_t w, int negative, double *out)
+{
+    const int lz = __builtin_clzll(w);
+    w <<= lz;
+    const uint64_t *pow5 = &decimal_powers_[2 * (q - POWER_LEAST)];
+    const unsigned __int128 first = (unsigned __int128)w * pow5[0];
+    uint64_t hi = (uint64_t)(first >> 64), lo = (uint64_t)first;
+    const uint64_t mask = UINT64_MAX >> 55; /* 52 mantissa bits + 3 */
+    if ((hi & mask) == mask) {
+        const uint64_t second = (uint64_t)(((unsigned __int128)w * pow5[1]) >> 64);
+        lo += second;
+        if (second > lo)
+            hi++;
+    }
+    if (lo == UINT64_MAX && !(q >= -27 && q <= 55))
+        return 0;
+    const int upperbit = (int)(hi >> 63);
+    const int shift = upperbit + 64 - 52 - 3;
+    uint64_t mantissa = hi >> shift;
+    int64_t power2 = (((q * (152170 + 65536)) >> 16) + 63) + upperbit - lz + 1023;
+    if (power2 <= 0) {
+        /* Subnormal. */
+        if (-power2 + 1 >= 64) {
+            mantissa = 0;
+            power2 = 0;
+        }
+        else {
+            mantissa >>= -power2 + 1;
+            mantissa += mantissa & 1;
+            mantissa >>= 1;
+            power2 = mantissa >= (UINT64_C(1) << 52);
+        }
+    }
+    else {
+        /* Exactly halfway: round to even. */
+        if (lo <= 1 && q >= -4 && q <= 23 && (mantissa & 3) == 1 && (mantissa << shift) == hi)
+            mantissa &= ~UINT64_C(1);
+        mantissa += mantissa & 1;
+        mantissa >>= 1;
+        if (mantissa >= (UINT64_C(2) << 52)) {
+            mantissa = UINT64_C(1) << 52;
+            power2++;
+        }
+        mantissa &= ~(UINT64_C(1) << 52);
+        if (power2 >= 0x7FF) {
+            power2 = 0x7FF;
+            mantissa = 0;
+        }
+    }
+    const uint64_t bits = mantissa | ((uint64_t)power2 << 52) | ((uint64_t)negative << 63);
+    memcpy(out, &bits, sizeof bits);
+    return 1;
+}
+
+static const double exact_powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#else
+#define EISEL_LEMIRE 0
+#endif
+
+#if LITTLE_ENDIAN_WORDS
+/* Whether the 8 bytes of a little-endian word are all ASCII digits, and
+ * their value (the SWAR reading of fast_float). */
+static inline int
+eight_digits(uint64_t v)
+{
+    return ((v & 0xF0F0F0F0F0F0F0F0ULL) | (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
+           == 0x3333333333333333ULL;
+}
+
+static inline uint64_t
+eight_digits_value(uint64_t v)
+{
+    const uint64_t mask = 0x000000FF000000FFULL;
+    v -= 0x3030303030303030ULL;
+    v = v * 10 + (v >> 8);
+    return (((v & mask) * 0x000F424000000064ULL) + (((v >> 16) & mask) * 0x0000271000000001ULL)) >> 32;
+}
+#endif
+
+/* Read the JSON number at p[k] (RFC 8259 section 6) into out: the offset
+ * after it, or -1 where it is not one, or not one a float32 vector reads
+ * here: an integer token of more than 18 digits or -0 (the walkers judge
+ * those), a value beyond the float32 range. */
+static Py_ssize_t
+read_number(const unsigned char *p, Py_ssize_t k, const Py_ssize_t n, JsonNumber *out)
+{
+    const Py_ssize_t start = k;
+    int negative = 0;
+    if (k < n && p[k] == '-') {
+        negative = 1;
+        k++;
+    }
+    if (k >= n || !IS_DIGIT(p[k]))
+        return -1;
+    uint64_t w = 0; /* the first 19 significant digits */
+    int digits = 0, dropped = 0, integer = 1;
+    int64_t q = 0; /* the value is w * 10^q, give or take the digits dropped */
+    if (p[k] == '0')
+        k++;
+    else
+        for (; k < n && IS_DIGIT(p[k]); k++) {
+            if (digits < 19) {
+                w = w * 10 + (p[k] - '0');
+                digits++;
+            }
+            else {
+                dropped = 1;
+                q++;
+            }
+        }
+    if (k < n && p[k] == '.') {
+        integer = 0;
+        if (++k >= n || !IS_DIGIT(p[k]))
+            return -1;
+        if (w == 0)
+            for (; k < n && p[k] == '0'; k++)
+                q--;
+#if LITTLE_ENDIAN_WORDS
+        while (digits <= 11 && n - k >= 8) {
+            uint64_t word;
+            memcpy(&word, p + k, 8);
+            if (!eight_digits(word))
+                break;
+            w = w * 100000000 + eight_digits_value(word);
+            digits += 8;
+            q -= 8;
+            k += 8;
+        }
+#endif
+        for (; k < n && IS_DIGIT(p[k]); k++) {
+            if (w == 0 && p[k] == '0')
+                q--;
+            else if (digits < 19) {
+                w = w * 10 + (p[k] - '0');
+                digits++;
+                q--;
+            }
+            else
+                dropped = 1;
+        }
+    }
+    if (k < n && (p[k] == 'e' || p[k] == 'E')) {
+        integer = 0;
+        int exponent_negative = 0;
+        if (++k < n && (p[k] == '+' || p[k] == '-'))
+            exponent_negative = p[k++] == '-';
+        if (k >= n || !IS_DIGIT(p[k]))
+            return -1;
+        int64_t e = 0;
+        for (; k < n && IS_DIGIT(p[k]); k++)
+            if (e < 100000)
+                e = e * 10 + (p[k] - '0');
+        q += exponent_negative ? -e : e;
+    }
+    if (integer) {
+        if (dropped || digits > 18 || (negative && w == 0))
+            return -1;
+        out->kind = N_INTEGER;
+        out->u.integer = negative ? -(long long)w : (long long)w;
+        return k;
+    }
+    double d;
+    if (w == 0)
+        d = negative ? -0.0 : 0.0;
+#if EISEL_LEMIRE
+    else if (!dropped && q >= -22 && q <= 22 && w <= (UINT64_C(1) << 53)) {
+        /* Clinger's fast path: both factors and the result exact or rounded once. */
+        d = (double)w;
+        d = q < 0 ? d / exact_powers_of_ten[-q] : d * exact_powers_of_ten[q];
+        if (negative)
+            d = -d;
+    }
+    else if (!dropped && q < POWER_LEAST)
+        d = negative ? -0.0 : 0.0;
+    else if (!dropped && q > POWER_MOST)
+        return -1; /* beyond the range */
+    else if (dropped || !have_decimal_powers || !eisel_lemire(q, w, negative, &d)) {
+#else
+    else {
+#endif
+        out->kind = N_TEXT;
+        out->u.text.start = start;
+        out->u.text.length = k - start;
+        return k;
+    }
+    if (!(fabs(d) < FLOAT32_OVERFLOW))
+        return -1;
+    out->kind = N_REAL;
+    out->u.real = d;
+    return k;
+}
+
+/* Read the array of numbers whose '[' is at p[k]: the offset after its
+ * ']', or -1 where it is not one the scan reads (its numbers dropped). */
+static Py_ssize_t
+read_vector(ReadVectors *rv, const unsigned char *p, Py_ssize_t k, const Py_ssize_t n)
+{
+    const Py_ssize_t first = rv->used, open = k;
+    k++;
+    while (k < n && IS_SPACE(p[k]))
+        k++;
+    for (;;) {
+        if (rv->used == rv->capacity) {
+            const Py_ssize_t more = rv->capacity ? 2 * rv->capacity : 1024;
+            JsonNumber *grown = PyMem_RawRealloc(rv->numbers, (size_t)more * sizeof(JsonNumber));
+            if (grown == NULL)
+                break;
+            rv->numbers = grown;
+            rv->capacity = more;
+        }
+        k = read_number(p, k, n, &rv->numbers[rv->used]);
+        if (k < 0 || rv->used - first >= rv->most)
+            break;
+        rv->used++;
+        while (k < n && IS_SPACE(p[k]))
+            k++;
+        if (k >= n)
+            break;
+        if (p[k] == ']') {
+            const Py_ssize_t count = rv->used - first;
+            if (count < rv->least)
+                break;
+            rv->start[rv->n] = open;
+            rv->end[rv->n] = k + 1;
+            rv->first[rv->n] = first;
+            rv->count[rv->n] = count;
+            rv->n++;
+            return k + 1;
+        }
+        if (p[k] != ',')
+            break;
+        k++;
+        while (k < n && IS_SPACE(p[k]))
+            k++;
+    }
+    rv->used = first;
+    return -1;
+}
+
+/* Whether a member name (its bytes between the quotes) is that of a float32 vector field. */
+static int
+is_vector_name(const ReadVectors *rv, const unsigned char *name, Py_ssize_t length)
+{
+    for (Py_ssize_t k = 0; k < rv->n_names; k++)
+        if (rv->name_lengths[k] == length && memcmp(rv->names[k], name, (size_t)length) == 0)
+            return 1;
+    return 0;
+}
+
+/* The scan of json_scan over n bytes at p: 1 with the members and whether
+ * the text is clean, 0 when unsure. With rv, it reads the float32 vectors
+ * of a text without escapes (rv->n of them; none in any other text). */
+static int
+json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, int *clean_out, ReadVectors *rv)
 {
     Py_ssize_t i = 0;
     long long members = 0;
     int escaped_name = 0; /* whether the last string held a backslash */
     int escapes = 0;
+    const unsigned char *name = NULL; /* the bytes of the last string, between its quotes */
+    Py_ssize_t name_length = 0;
     while (i < n) {
         const unsigned char c = p[i];
         if (c == '"') {
@@ -96,6 +414,8 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
                     break;
                 }
             }
+            name = p + i + 1;
+            name_length = s - name - 1;
             i = s - p;
             escaped_name = backslash;
             escapes |= backslash;
@@ -105,6 +425,19 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
             members++;
             if (escaped_name)
                 return 0;
+            if (rv != NULL && !escapes && rv->n < READ_VECTORS && name != NULL
+                && is_vector_name(rv, name, name_length)) {
+                Py_ssize_t k = i + 1;
+                while (k < n && IS_SPACE(p[k]))
+                    k++;
+                if (k < n && p[k] == '[') {
+                    const Py_ssize_t after = read_vector(rv, p, k, n);
+                    if (after > 0) {
+                        i = after;
+                        continue;
+                    }
+                }
+            }
         }
         else if (c == '-') {
             /* -0 not followed by a fraction, an exponent or a digit. */
@@ -120,6 +453,10 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
     }
     *members_out = members;
     *clean_out = !escapes && memchr(p, 0x7f, (size_t)n) == NULL;
+    if (rv != NULL && (escapes || (rv->n && memchr(p, VECTOR_PLACEHOLDER_CHAR, (size_t)n) != NULL))) {
+        rv->n = 0;
+        rv->used = 0;
+    }
     return 1;
 }
 
@@ -141,7 +478,7 @@ json_scan(PyObject *self, PyObject *arg)
     long long members = 0;
     int clean = 0, sure;
     Py_BEGIN_ALLOW_THREADS
-    sure = json_scan_bytes((const unsigned char *)view.buf, view.len, &members, &clean);
+    sure = json_scan_bytes((const unsigned char *)view.buf, view.len, &members, &clean, NULL);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (!sure)
@@ -652,6 +989,7 @@ enum {
     F_TIMESTAMP,    /* (MessagePack) datetimes: counted, given their canonical spelling */
     F_BYTES,        /* (MessagePack) bytes, or a list of them: given their base64 text */
     F_VECTOR,       /* (MessagePack) a float32 vector: whole, finite, within counts; given as a list */
+    F_JSON_VECTOR,  /* (JSON) a float32 vector: judged by the types, or the placeholder of one the scan read */
 };
 
 /* The tests of rules that span fields; each reads the members named in
@@ -676,7 +1014,7 @@ static const struct {
 typedef struct {
     int kind;
     Py_ssize_t message;     /* F_MESSAGE, F_MESSAGES */
-    Py_ssize_t least, most; /* F_VECTOR: the bounds of its count */
+    Py_ssize_t least, most; /* F_VECTOR, F_JSON_VECTOR: the bounds of its count */
     int oneof;              /* the index of its oneof in its message, or -1 */
 } Field;
 
@@ -705,6 +1043,11 @@ typedef struct {
     int msgpack;
     PyObject *decode, *decode_clean, *errors;
     PyObject *vector, *b64;
+    /* (JSON) The member names of float32 vector fields, for the scan. */
+    PyObject *vector_names;
+    const char **names;
+    Py_ssize_t *name_lengths;
+    Py_ssize_t n_names;
     Message *messages;
     Py_ssize_t n_messages;
     Field *fields;
@@ -717,6 +1060,9 @@ typedef struct {
 
 typedef struct {
     long long members, datetimes;
+    /* (JSON) The vectors the scan read, in the order of the text, and how many placeholders took one. */
+    PyObject **vectors;
+    Py_ssize_t n_vectors, taken;
 } Counts;
 
 static int walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts);
@@ -935,6 +1281,18 @@ member_job(FastPath *fp, const Field *f, PyObject *d, PyObject *key, PyObject *v
         Py_XDECREF(values);
         return r < 0 ? -1 : 1;
     }
+    case F_JSON_VECTOR: {
+        if (PyList_CheckExact(v))
+            return 1;
+        if (!PyUnicode_CheckExact(v) || PyUnicode_GET_LENGTH(v) != 1
+            || PyUnicode_READ_CHAR(v, 0) != VECTOR_PLACEHOLDER_CHAR || counts->taken >= counts->n_vectors)
+            return 0;
+        PyObject *values = counts->vectors[counts->taken++];
+        const Py_ssize_t len = PyList_GET_SIZE(values);
+        if (len < f->least || len > f->most)
+            return 0;
+        return PyDict_SetItem(d, key, values) < 0 ? -1 : 1;
+    }
     }
     return 1;
 }
@@ -976,8 +1334,9 @@ walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts)
         return 0;
     Message *msg = &fp->messages[m];
     counts->members += PyDict_GET_SIZE(d);
-    /* Before the members' jobs, which change MessagePack values it reads. */
-    if (msg->special != S_NONE) {
+    /* Before the members' jobs, which change MessagePack values it reads;
+     * in JSON after them, which put back the vectors the scan read. */
+    if (msg->special != S_NONE && fp->msgpack) {
         int r = special_test(fp, msg, d);
         if (r != 1)
             return r;
@@ -1005,7 +1364,54 @@ walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts)
     for (Py_ssize_t k = 0; r == 1 && k < msg->n_oneofs; k++)
         if (set[k] > 1 || (set[k] == 0 && msg->exactly[k]))
             r = 0;
+    if (r == 1 && msg->special != S_NONE && !fp->msgpack)
+        r = special_test(fp, msg, d);
     return r;
+}
+
+/* The list of the k-th vector the scan read into *out: 1, 0 where one of
+ * its tokens read now is beyond the float32 range, -1 on an error. */
+static int
+vector_list(const ReadVectors *rv, Py_ssize_t k, const unsigned char *p, PyObject **out)
+{
+    PyObject *list = PyList_New(rv->count[k]);
+    if (list == NULL)
+        return -1;
+    const JsonNumber *number = &rv->numbers[rv->first[k]];
+    for (Py_ssize_t j = 0; j < rv->count[k]; j++, number++) {
+        PyObject *item;
+        if (number->kind == N_REAL)
+            item = PyFloat_FromDouble(number->u.real);
+        else if (number->kind == N_INTEGER)
+            item = PyLong_FromLongLong(number->u.integer);
+        else {
+            char token[512];
+            const Py_ssize_t length = number->u.text.length;
+            if (length >= (Py_ssize_t)sizeof token) {
+                Py_DECREF(list);
+                return 0;
+            }
+            memcpy(token, p + number->u.text.start, (size_t)length);
+            token[length] = '\0';
+            const double d = PyOS_string_to_double(token, NULL, NULL);
+            if (d == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(list);
+                return -1;
+            }
+            if (!(fabs(d) < FLOAT32_OVERFLOW)) {
+                Py_DECREF(list);
+                return 0;
+            }
+            item = PyFloat_FromDouble(d);
+        }
+        if (item == NULL) {
+            Py_DECREF(list);
+            return -1;
+        }
+        PyList_SET_ITEM(list, j, item);
+    }
+    *out = list;
+    return 1;
 }
 
 /* The result of a step that failed: None (the walkers judge the document)
@@ -1049,33 +1455,74 @@ fastpath_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     }
     long long members = 0, timestamps = 0;
     int clean = 0, sure;
+    ReadVectors rv = {fp->names, fp->name_lengths, fp->n_names, READ_VECTOR_LEAST, fp->max_items, 0};
     PyThreadState *state = n >= LONG_DOCUMENT ? PyEval_SaveThread() : NULL;
     if (fp->msgpack)
         sure = msgpack_scan_bytes(p, n, &members, &timestamps, &clean);
     else
-        sure = json_scan_bytes(p, n, &members, &clean);
+        sure = json_scan_bytes(p, n, &members, &clean, fp->n_names ? &rv : NULL);
     if (state != NULL)
         PyEval_RestoreThread(state);
-    if (!sure) {
-        Py_XDECREF(owned);
-        Py_RETURN_NONE;
+    PyObject *vectors[READ_VECTORS], *doc = NULL;
+    Counts counts = {0, 0, vectors, 0, 0};
+    if (!sure)
+        goto unsure;
+    PyObject *text = data;
+    if (rv.n) {
+        /* The vectors read, and the text with a placeholder for each. */
+        Py_ssize_t length = n;
+        for (Py_ssize_t k = 0; k < rv.n; k++) {
+            int r = vector_list(&rv, k, p, &vectors[k]);
+            if (r != 1) {
+                if (r < 0)
+                    goto error;
+                goto unsure;
+            }
+            counts.n_vectors++;
+            length -= rv.end[k] - rv.start[k] - (Py_ssize_t)(sizeof VECTOR_PLACEHOLDER_JSON - 1);
+        }
+        text = PyBytes_FromStringAndSize(NULL, length);
+        if (text == NULL)
+            goto error;
+        char *out = PyBytes_AS_STRING(text);
+        Py_ssize_t from = 0;
+        for (Py_ssize_t k = 0; k < rv.n; k++) {
+            memcpy(out, p + from, (size_t)(rv.start[k] - from));
+            out += rv.start[k] - from;
+            memcpy(out, VECTOR_PLACEHOLDER_JSON, sizeof VECTOR_PLACEHOLDER_JSON - 1);
+            out += sizeof VECTOR_PLACEHOLDER_JSON - 1;
+            from = rv.end[k];
+        }
+        memcpy(out, p + from, (size_t)(n - from));
     }
-    PyObject *doc = PyObject_CallOneArg(clean ? fp->decode_clean : fp->decode, data);
-    Py_XDECREF(owned);
+    doc = PyObject_CallOneArg(clean ? fp->decode_clean : fp->decode, text);
+    if (text != data)
+        Py_DECREF(text);
     if (doc == NULL)
-        return refused(fp);
-    Counts counts = {0, 0};
+        goto error;
     int r = walk(fp, fp->top, doc, 1, &counts);
+    if (r < 0)
+        goto error;
     /* The decoder keeps the last of repeated members and passes over
      * unknown ones, which leaves fewer members than the bytes hold; in
      * MessagePack it also reads a timestamp from a string, which leaves
-     * more datetimes. */
-    if (r == 1 && counts.members == members && counts.datetimes == timestamps)
-        return doc;
-    Py_DECREF(doc);
-    if (r < 0)
-        return refused(fp);
-    Py_RETURN_NONE;
+     * more datetimes; a vector put where no vector field is leaves a
+     * placeholder not taken. */
+    if (r == 1 && counts.members == members && counts.datetimes == timestamps && counts.taken == counts.n_vectors)
+        goto done;
+unsure:
+    Py_CLEAR(doc);
+    doc = Py_NewRef(Py_None);
+    goto done;
+error:
+    Py_CLEAR(doc);
+    doc = refused(fp);
+done:
+    for (Py_ssize_t k = 0; k < counts.n_vectors; k++)
+        Py_DECREF(vectors[k]);
+    PyMem_RawFree(rv.numbers);
+    Py_XDECREF(owned);
+    return doc;
 }
 
 static void
@@ -1086,6 +1533,9 @@ fastpath_dealloc(FastPath *fp)
     Py_XDECREF(fp->errors);
     Py_XDECREF(fp->vector);
     Py_XDECREF(fp->b64);
+    Py_XDECREF(fp->vector_names);
+    PyMem_Free(fp->names);
+    PyMem_Free(fp->name_lengths);
     if (fp->messages != NULL) {
         for (Py_ssize_t k = 0; k < fp->n_messages; k++) {
             Py_XDECREF(fp->messages[k].fields);
@@ -1126,7 +1576,7 @@ read_tables(FastPath *fp, PyObject *fields, PyObject *messages)
         if (!PyArg_ParseTuple(PyList_GET_ITEM(fields, k), "innni;a field is (kind, message, least, most, oneof)",
                               &f->kind, &f->message, &f->least, &f->most, &f->oneof))
             return -1;
-        if (f->kind < F_NONE || f->kind > F_VECTOR)
+        if (f->kind < F_NONE || f->kind > F_JSON_VECTOR)
             return table_error("a field of an unknown kind");
         if (f->oneof < -1 || f->oneof >= MAX_ONEOFS)
             return table_error("a field of a oneof beyond the table");
@@ -1205,8 +1655,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                                      &messages, &top, &max_document_bytes, &max_depth, &max_items, &max_chars,
                                      &max_dimensions, &PyTuple_Type, &helpers))
         return NULL;
-    if (PyTuple_GET_SIZE(helpers) != 2) {
-        PyErr_SetString(PyExc_ValueError, "helpers are (vector, b64)");
+    if (PyTuple_GET_SIZE(helpers) != 3 || !PyTuple_Check(PyTuple_GET_ITEM(helpers, 2))) {
+        PyErr_SetString(PyExc_ValueError, "helpers are (vector, b64, vector_names)");
         return NULL;
     }
     FastPath *fp = (FastPath *)type->tp_alloc(type, 0);
@@ -1219,6 +1669,25 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     fp->errors = Py_NewRef(errors);
     fp->vector = Py_NewRef(PyTuple_GET_ITEM(helpers, 0));
     fp->b64 = Py_NewRef(PyTuple_GET_ITEM(helpers, 1));
+    /* The UTF-8 of each name lives as long as the name, which the tuple holds. */
+    fp->vector_names = Py_NewRef(PyTuple_GET_ITEM(helpers, 2));
+    fp->n_names = PyTuple_GET_SIZE(fp->vector_names);
+    fp->names = PyMem_Calloc(fp->n_names ? fp->n_names : 1, sizeof(char *));
+    fp->name_lengths = PyMem_Calloc(fp->n_names ? fp->n_names : 1, sizeof(Py_ssize_t));
+    if (fp->names == NULL || fp->name_lengths == NULL) {
+        Py_DECREF(fp);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < fp->n_names; k++) {
+        PyObject *name = PyTuple_GET_ITEM(fp->vector_names, k);
+        fp->names[k] = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, &fp->name_lengths[k]) : NULL;
+        if (fp->names[k] == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "a vector name is not a str");
+            Py_DECREF(fp);
+            return NULL;
+        }
+    }
     fp->max_document_bytes = max_document_bytes;
     fp->max_depth = max_depth;
     fp->max_items = max_items;
@@ -3200,8 +3669,60 @@ pb_write(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* decimal_powers(table): set the powers of five of the Eisel-Lemire
+ * algorithm, 16 bytes each (the high word first, both little-endian). */
+static PyObject *
+decimal_powers(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (view.len != (Py_ssize_t)sizeof decimal_powers_) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "the table holds %zd bytes, not %zd", view.len,
+                     (Py_ssize_t)sizeof decimal_powers_);
+        return NULL;
+    }
+    const unsigned char *b = view.buf;
+    for (size_t k = 0; k < sizeof decimal_powers_ / sizeof decimal_powers_[0]; k++) {
+        uint64_t word = 0;
+        for (int j = 7; j >= 0; j--)
+            word = word << 8 | b[8 * k + (size_t)j];
+        decimal_powers_[k] = word;
+    }
+    have_decimal_powers = 1;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* json_numbers(text) -> list | None: the numbers of a JSON array of
+ * numbers as a float32 vector is read from the text, or None. */
+static PyObject *
+json_numbers(PyObject *self, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    const unsigned char *p = view.buf;
+    ReadVectors rv = {NULL, NULL, 0, 1, PY_SSIZE_T_MAX, 0};
+    PyObject *list = NULL;
+    Py_ssize_t end = view.len > 0 && p[0] == '[' ? read_vector(&rv, p, 0, view.len) : -1;
+    if (end == view.len) {
+        const int r = vector_list(&rv, 0, p, &list);
+        if (r == 0)
+            list = Py_NewRef(Py_None);
+    }
+    else
+        list = Py_NewRef(Py_None);
+    PyMem_RawFree(rv.numbers);
+    PyBuffer_Release(&view);
+    return list;
+}
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
+    {"decimal_powers", decimal_powers, METH_O, "Set the powers of five of the reading of JSON numbers."},
+    {"json_numbers", json_numbers, METH_O, "The numbers of a JSON array as a float32 vector is read, or None."},
     {"msgpack_scan", msgpack_scan, METH_O, "The map entries and timestamps of a MessagePack object, or None."},
     {"tree_counts", (PyCFunction)(void (*)(void))tree_counts, METH_FASTCALL,
      "The members of the dicts of a tree and its datetimes; with texts, datetimes become text."},
@@ -3240,6 +3761,10 @@ PyInit__speedups(void)
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL)
         return NULL;
+    if (PyModule_AddStringConstant(mod, "VECTOR_PLACEHOLDER", (const char[]){VECTOR_PLACEHOLDER_CHAR, 0}) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
     Py_INCREF(&FastPathType);
     if (PyModule_AddObject(mod, "FastPath", (PyObject *)&FastPathType) < 0) {
         Py_DECREF(&FastPathType);

@@ -10,6 +10,22 @@ def json_scan(data: bytes, /) -> tuple[int, bool] | None:
     whether it holds neither an escape nor the byte DEL, or None when it
     holds the integer token -0 or a member name with an escape."""
 
+def decimal_powers(table: bytes, /) -> None:
+    """Set the powers of five with which JSON numbers are read (the
+    Eisel-Lemire algorithm): 5^q for q from -342 to 308, 128 bits each, the
+    high word first, both little-endian. Until set, a number beyond
+    Clinger's fast path is read by PyOS_string_to_double."""
+
+def json_numbers(text: bytes, /) -> list[float | int] | None:
+    """The numbers of a JSON array of numbers, read as the scan reads a
+    float32 vector ahead of the typed decoder: each as json.loads reads it;
+    None for any other text, an integer token of more than 18 digits or -0,
+    or a value beyond the float32 range."""
+
+#: What the typed decoder of a JSON text reads in place of a float32 vector
+#: the scan read ahead: the text of the JSON string "\u0001".
+VECTOR_PLACEHOLDER: str
+
 def msgpack_scan(data: bytes, /) -> tuple[int, int, bool] | None:
     """The map entries and timestamp extensions of the MessagePack object at
     the start of data and whether none of its strings holds a control
@@ -43,7 +59,9 @@ class FastPath:
     fields or None, the members it reads) of each message; top: the index
     of the document's message; limits: (max_document_bytes, max_depth,
     max_items, max_chars, max_dimensions); helpers: (vector, b64) for
-    MessagePack values (a vector's bytes are checked finite in C)."""
+    MessagePack values (a vector's bytes are checked finite in C), and the
+    member names of float32 vector fields, whose numeric arrays the scan of
+    a JSON text reads ahead of the typed decoder."""
 
     decode: Callable[[bytes], Any]
     decode_clean: Callable[[bytes], Any]
@@ -52,7 +70,7 @@ class FastPath:
                 errors: tuple[type[BaseException], ...], fields: list[tuple[int, int, int, int, int]],
                 messages: list[tuple[dict[str, int], tuple[bool, ...], str | None, tuple[str, ...]]], top: int,
                 limits: tuple[int, int, int, int, int],
-                helpers: tuple[Callable[[bytes], Any], Callable[[bytes], str]]) -> FastPath: ...
+                helpers: tuple[Callable[[bytes], Any], Callable[[bytes], str], tuple[str, ...]]) -> FastPath: ...
     def __call__(self, data: bytes | str, /) -> dict[str, Any] | None: ...
 
 def float32_sum_squares(raw: bytes, /) -> float | None:
