@@ -234,16 +234,19 @@ class _Builder:
         for f in info.ordered:
             if f.name == "specversion" and (top or info.name == "MemoryRecord"):
                 # A document's own is this reader's version (other versions take
-                # the walkers); a record carries one, a nested record none.
+                # the walkers), where its type requires one; a record carries
+                # one, a nested record none.
                 if info.name != "MemoryRecord":
                     fields[f.name] = Literal["1.0"]
+                    if f.required:
+                        required.add(f.name)
                 elif top:
                     fields[f.name] = Literal["1.0"]
                     required.add(f.name)
                 else:
                     fields[f.name] = Literal[""]
                 continue
-            fields[f.name] = self._field_type(f, depth)
+            fields[f.name] = self._field_type(f, depth, batch=_BATCH_MEMBERS.get(info.name) == f.name)
             if f.required:
                 required.add(f.name)
         name = f"{info.name}_{self.form}_{depth}{'_top' if top else ''}"
