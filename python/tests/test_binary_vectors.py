@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 import memorywire.json as mj
 import memorywire.msgpack as mm
 import memorywire.protobuf as mp
-from memorywire import _codec, _fast, validation
+from memorywire import _codec, validation
 from memorywire import _model as m
 from memorywire.convert import FORMATS, convert, module
 from memorywire.errors import MemorywireError
@@ -242,11 +242,6 @@ def test_a_vector_form_is_floats_or_bytes(fmt: str) -> None:
         codec.decode(data, vectors="list")
     with pytest.raises(ValueError, match="floats, bytes"):
         codec.Decoder(RECORD, vectors="numpy")
-
-
-def test_only_messagepack_has_a_fast_path_that_keeps_bytes() -> None:
-    with pytest.raises(ValueError, match="MessagePack"):
-        _fast.decoder("json", RECORD, mj.Decoder(RECORD).limits, binary_vectors=True)
 
 
 @pytest.mark.parametrize("source", [mm, mp], ids=["msgpack", "protobuf"])

@@ -281,8 +281,8 @@ def test_generated_documents_decode_alike(data: st.DataObject) -> None:
 
 def test_vectors_in_requests_decode_alike() -> None:
     """Vectors nested in requests: records in a PutRequest, the vector of a
-    SearchRequest (rules that span their fields send both types to the
-    walkers today); integers stay as they are."""
+    SearchRequest (a rule that spans the fields of a VectorQuery sends it to
+    the walkers today); integers stay as they are."""
     put, search = "memorywire.v1.PutRequest", "memorywire.v1.SearchRequest"
     record = {k: v for k, v in json.loads(RICH).items() if k != "specversion"}
     record["embeddings"] = [{"values": [0.5, 1, -0.0, 0], "dimensions": 4, "model": "m"}]
@@ -302,6 +302,37 @@ def test_vectors_in_requests_decode_alike() -> None:
         _same(mj, search, _text({**query, "vector": bad}))
     repeated = _text(query).replace(b'"vector":{', b'"vector":{"values":[1],')
     _same(mj, search, repeated)
+
+
+@pytest.mark.parametrize("module", [mj, mm])
+@pytest.mark.parametrize(("type_name", "member"), [("memorywire.v1.PutRequest", "items"),
+                                                   ("memorywire.v1.ImportRequest", "records")])
+def test_batches_take_the_fast_path_within_their_limit(module: Any, type_name: str, member: str) -> None:
+    """The types bound a batch by the limit on its records: a batch within
+    it is the fast path's, one beyond it the walkers' (whose error names it),
+    under the default limit and under a lower one."""
+    from memorywire.limits import Limits
+
+    record = {"id": "r1", "kind": "fact", "fact": {"text": "f"}}
+    item: Any = {"record": record} if member == "items" else record
+    low = Limits(max_batch_records=2)
+    for limits, within in ((None, 1000), (low, 2)):
+        fast = module.Decoder(type_name, limits=limits)
+        assert fast._fast is not None
+        for count in (within, within + 1):
+            doc = {"specversion": "1.0", "operation_id": "op1", member: [item] * count}
+            data = _text(doc) if module is mj else msgpack.packb(doc)
+            assert (fast._fast(data) is not None) == (count == within)
+            if count == within:
+                assert fast.decode(data) == doc
+            else:
+                with pytest.raises(MemorywireError) as e:
+                    fast.decode(data)
+                # Beyond the cap of the field, its count; within it, the limit.
+                reason = "COUNT_OUT_OF_RANGE" if count > 1000 else "TOO_MANY_ITEMS"
+                assert (e.value.violations[0].pointer, e.value.reason) == (f"/{member}", reason)
+        if limits is None:
+            _same(module, type_name, data)
 
 
 def _valid_documents() -> list[tuple[str, dict[str, Any]]]:

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from test_binary_vectors import values_of, vectors
 from test_fast import BASE, RECORD, _decoders, _same, _text
 
 import memorywire.json as mj
-from memorywire import _fast, _speedups
+from memorywire import Float32Bytes, _document, _fast, _speedups
 from memorywire import _model as m
 from memorywire._compiled import FLOAT32_OVERFLOW
+from memorywire.errors import MemorywireError
 from memorywire.limits import Limits
 
 pytestmark = pytest.mark.skipif(not _fast.ENABLED, reason="the fast path is not built here")
@@ -152,6 +155,42 @@ def test_the_scan_reads_a_vector_ahead_of_the_decoder() -> None:
         assert seen == [text]
 
 
+def test_the_scan_reads_the_vectors_of_a_batch() -> None:
+    """The vectors of the records of a PutRequest, each in its place."""
+    record = {k: v for k, v in json.loads(VECTOR).items() if k != "specversion"}
+    other = {**record, "id": "r2", "embeddings": [{"values": LONG[::-1], "dimensions": 16, "model": "m"}]}
+    doc = {"specversion": "1.0", "operation_id": "op1", "items": [{"record": record}, {"record": other}]}
+    fast_path, seen = _recording_fast_path("memorywire.v1.PutRequest")
+    got = fast_path(_text(doc))
+    assert got == doc
+    assert [it["record"]["embeddings"][0]["values"] for it in got["items"]] == [LONG, LONG[::-1]]
+    assert seen[0].count(b'"\\u0001"') == 2 and b"0.010821457952260971" not in seen[0]
+    _same(mj, "memorywire.v1.PutRequest", _text(doc))
+
+
+def test_the_scan_gives_a_vector_read_as_its_bytes_on_request() -> None:
+    """A JSON decoder asked for bytes gets each vector the scan read as
+    its binary32 bytes straight away, each value rounded to nearest as
+    struct rounds it, and the others made bytes after; the document is
+    that of the decoder of floats, vector for vector."""
+    short = [0.1, 1, -0.0]
+    doc = {**json.loads(VECTOR), "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"},
+                                                {"values": short, "dimensions": 3, "model": "n"}]}
+    text = _text(doc)
+    fast = _fast.decoder("json", RECORD, Limits(), binary_vectors=True)
+    got = fast(text)
+    assert [type(e["values"]) for e in got["embeddings"]] == [Float32Bytes, list]
+    assert bytes(got["embeddings"][0]["values"]) == struct.pack("<16f", *LONG)
+    decoded = mj.decode(text, vectors="bytes")
+    assert [bytes(e["values"]) for e in decoded["embeddings"]] == [struct.pack("<16f", *LONG),
+                                                                   struct.pack("<3f", *short)]
+    assert all(type(e["values"]) is Float32Bytes for e in decoded["embeddings"])
+    floats = mj.decode(text)
+    for e, f in zip(decoded["embeddings"], floats["embeddings"], strict=True):
+        assert e["values"].values() == list(struct.unpack(f"<{len(f['values'])}f", struct.pack(
+            f"<{len(f['values'])}f", *f["values"])))
+
+
 def _with_vector(values: str, **more: Any) -> bytes:
     return _text({**BASE, **more, "embeddings": [{"values": "V", "dimensions": 16, "model": "m"}]}).replace(
         b'"V"', values.encode())
@@ -195,9 +234,21 @@ CASES = [
 ]
 
 
+def _as_bytes(decoder: Any, data: bytes, convert: bool) -> Any:
+    try:
+        doc, walk = decoder.decode_walk(data)
+    except MemorywireError as e:
+        return ("error", e.reason, [(v.pointer, v.reason) for v in e.violations])
+    if convert:
+        doc = _document.with_byte_vectors(doc, _document.info(RECORD))
+    return ("ok", json.dumps(values_of(doc)), list(walk.unknown), [type(v) for v in vectors(doc)])
+
+
 @pytest.mark.parametrize("data", CASES, ids=range(len(CASES)))
 def test_documents_with_vectors_decode_alike(data: bytes) -> None:
     _same(mj, RECORD, data)
+    # Asked for bytes: what the decoder of floats gives, made bytes after.
+    assert _as_bytes(mj.Decoder(RECORD, vectors="bytes"), data, False) == _as_bytes(mj.Decoder(RECORD), data, True)
 
 
 def test_a_vector_read_where_no_vector_goes_sends_the_document_to_the_walkers() -> None:

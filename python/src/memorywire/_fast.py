@@ -129,7 +129,8 @@ _VECTOR_PLACEHOLDER = _speedups.VECTOR_PLACEHOLDER if _speedups is not None else
 
 #: The rules that span fields which have a conservative test in the walk of
 #: memorywire._speedups.FastPath: the test and the members it reads. A type
-#: that can hold a message with any other goes to the walkers whole.
+#: that can hold a message with any other (but the limit on the records of a
+#: batch, which the types state: ``_BATCH_MEMBERS``) goes to the walkers whole.
 #:
 #: - record: a live record (its lifecycle's status is not the deleted one)
 #:   whose payload is the member its kind names;
@@ -165,6 +166,11 @@ def _check_special_tests() -> None:
 
 
 _check_special_tests()
+
+#: The rules that span fields which the types state: of each message, the
+#: member whose count the limit on the records of a batch bounds.
+_BATCH_MEMBERS: dict[str, str] = {name: rule.batch_member for name, rule in _rules.SPECIAL.items()
+                                  if hasattr(rule, "batch_member")}
 
 # The jobs of the walk of a member (the F_ kinds of memorywire._speedups).
 _F_NONE, _F_MESSAGE, _F_MESSAGES, _F_VALUE, _F_VALUES, _F_TIMESTAMP, _F_BYTES, _F_VECTOR, _F_JSON_VECTOR = range(9)
@@ -255,7 +261,7 @@ class _Builder:
         cls.__optional_keys__ = frozenset(fields.keys() - required)
         return cls
 
-    def _field_type(self, f: m.FieldInfo, depth: int) -> Any:
+    def _field_type(self, f: m.FieldInfo, depth: int, *, batch: bool = False) -> Any:
         if f.is_map:
             kind: Any = str
             if f.key_pattern is not None:
@@ -270,7 +276,7 @@ class _Builder:
             if f.kind == m.VALUE:
                 return Annotated[list[Any], self._count(f, depth + 1)]
             item = self._single(f, depth + 2, item=True)
-            listed = Annotated[list[item], self._count(f, depth + 1)]  # type: ignore[valid-type]
+            listed = Annotated[list[item], self._count(f, depth + 1, batch)]  # type: ignore[valid-type]
             if f.kind == m.FLOAT32:
                 # Or where the scan read the vector ahead, its placeholder.
                 return listed | Literal[_VECTOR_PLACEHOLDER]
@@ -288,9 +294,11 @@ class _Builder:
         least, most = max(math.ceil(lo), INT64_MIN), min(math.floor(hi), INT64_MAX)
         return Annotated[int, msgspec.Meta(ge=least, le=max(least - 1, most))] | real
 
-    def _count(self, f: m.FieldInfo, depth: int) -> Any:
+    def _count(self, f: m.FieldInfo, depth: int, batch: bool = False) -> Any:
         assert msgspec is not None
         most = min(self.max_items, f.max_items) if f.max_items is not None else self.max_items
+        if batch:
+            most = min(most, self.limits.max_batch_records)
         return msgspec.Meta(min_length=1 if f.required else None, max_length=most)
 
     def _single(self, f: m.FieldInfo, depth: int, *, item: bool) -> Any:
@@ -433,11 +441,11 @@ def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool =
     gives the document of bytes or None, when the walkers are to judge
     them), or None where the fast path does not serve the type.
 
-    With ``binary_vectors`` (MessagePack only), the float32 vectors of the
-    documents it gives are their checked bytes (``_codec.Float32Bytes``),
-    for a writer that takes them as they are; else lists of their values."""
-    if binary_vectors and form != "msgpack":
-        raise ValueError("binary_vectors is for MessagePack, whose vectors are binary32 bytes")
+    With ``binary_vectors``, the float32 vectors of the documents it gives
+    are their checked bytes (``_codec.Float32Bytes``), for a writer that
+    takes them as they are; else lists of their values. In JSON that holds
+    for the vectors the scan reads (of 16 values or more); the decoder
+    makes bytes of the others."""
     key = (form, type_name, limits, binary_vectors)
     try:
         return _decoders[key]
@@ -455,13 +463,19 @@ def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool =
         longest = max(len(name.encode()) for i in reachable for name in i.fields)
         within = limits.max_depth <= _MAX_DEPTH and limits.max_items >= members \
             and limits.max_string_bytes >= 4 * longest
-        if within and info.name != "Error" and _reachable(info) & set(_rules.SPECIAL) <= set(_SPECIAL_TESTS):
+        judged = set(_SPECIAL_TESTS) | set(_BATCH_MEMBERS)
+        if within and info.name != "Error" and _reachable(info) & set(_rules.SPECIAL) <= judged:
             assert msgspec is not None
             root = _Builder(form, limits).struct(info, 1, top=True)
             clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
-            # The walk checks a vector's bytes before it hands them on.
-            vector = _codec.Float32Bytes if binary_vectors else _codec.checked_vector
+            # The walk checks a vector's bytes before it hands them on; in
+            # JSON it makes them of the vectors the scan read, or lists.
+            vector: Any
+            if form == "json":
+                vector = _codec.Float32Bytes if binary_vectors else None
+            else:
+                vector = _codec.Float32Bytes if binary_vectors else _codec.checked_vector
             dec = _fast_path(info, form, limits, module.Decoder(root).decode, module.Decoder(clean).decode,
                              vector)
     _decoders[key] = dec

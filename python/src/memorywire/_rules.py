@@ -238,6 +238,8 @@ def _batch(member: str) -> Any:
         if isinstance(items, list) and w.limits.max_batch_records < len(items) <= 1000:
             w.fail_phase(f"{ptr}/{member}", "TOO_MANY_ITEMS",
                          f"{len(items)} records; the limit is {w.limits.max_batch_records}", 3)
+    # The member it counts, which the typed fast path bounds by the limit.
+    check.batch_member = member  # type: ignore[attr-defined]
     return check
 
 

@@ -73,8 +73,6 @@ static const char VECTOR_PLACEHOLDER_JSON[] = "\"\\u0001\"";
 /* The fewest values of an array the scan reads: below, the decoder's own
  * parse costs about as much. */
 #define READ_VECTOR_LEAST 16
-/* The most vectors the scan reads in one document. */
-#define READ_VECTORS 64
 
 /* The powers of five of the Eisel-Lemire algorithm, two words each (the
  * high first), from 5^-342 to 5^308, normalised and truncated to 128 bits;
@@ -105,8 +103,10 @@ typedef struct {
     Py_ssize_t n_names;
     Py_ssize_t least, most; /* the fewest and most values of a vector read */
     /* The arrays read: their bytes [start, end) and their numbers. */
-    Py_ssize_t n;
-    Py_ssize_t start[READ_VECTORS], end[READ_VECTORS], first[READ_VECTORS], count[READ_VECTORS];
+    struct VectorSpan {
+        Py_ssize_t start, end, first, count;
+    } *spans; /* PyMem_Raw, as numbers */
+    Py_ssize_t n, spans_capacity;
     JsonNumber *numbers; /* PyMem_Raw: the scan may run without the interpreter lock */
     Py_ssize_t used, capacity;
 } ReadVectors;
@@ -340,11 +340,15 @@ read_vector(ReadVectors *rv, const unsigned char *p, Py_ssize_t k, const Py_ssiz
             const Py_ssize_t count = rv->used - first;
             if (count < rv->least)
                 break;
-            rv->start[rv->n] = open;
-            rv->end[rv->n] = k + 1;
-            rv->first[rv->n] = first;
-            rv->count[rv->n] = count;
-            rv->n++;
+            if (rv->n == rv->spans_capacity) {
+                const Py_ssize_t more = rv->spans_capacity ? 2 * rv->spans_capacity : 16;
+                struct VectorSpan *grown = PyMem_RawRealloc(rv->spans, (size_t)more * sizeof *grown);
+                if (grown == NULL)
+                    break;
+                rv->spans = grown;
+                rv->spans_capacity = more;
+            }
+            rv->spans[rv->n++] = (struct VectorSpan){open, k + 1, first, count};
             return k + 1;
         }
         if (p[k] != ',')
@@ -425,7 +429,7 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
             members++;
             if (escaped_name)
                 return 0;
-            if (rv != NULL && !escapes && rv->n < READ_VECTORS && name != NULL
+            if (rv != NULL && !escapes && name != NULL
                 && is_vector_name(rv, name, name_length)) {
                 Py_ssize_t k = i + 1;
                 while (k < n && IS_SPACE(p[k]))
@@ -989,7 +993,8 @@ enum {
     F_TIMESTAMP,    /* (MessagePack) datetimes: counted, given their canonical spelling */
     F_BYTES,        /* (MessagePack) bytes, or a list of them: given their base64 text */
     F_VECTOR,       /* (MessagePack) a float32 vector: whole, finite, within counts; given as a list */
-    F_JSON_VECTOR,  /* (JSON) a float32 vector: judged by the types, or the placeholder of one the scan read */
+    F_JSON_VECTOR,  /* (JSON) a float32 vector: judged by the types, or the placeholder of one the scan read
+                     * (given as a list, or with the helper vector, as what it gives of its binary32 bytes) */
 };
 
 /* The tests of rules that span fields; each reads the members named in
@@ -1153,7 +1158,8 @@ special_test(FastPath *fp, Message *msg, PyObject *d)
         const Py_ssize_t len = PyObject_Length(values);
         if (len < 0)
             return -1;
-        return n == (long long)(len / (fp->msgpack ? 4 : 1));
+        /* (In MessagePack this runs before the job that makes a list of the bytes.) */
+        return n == (long long)(PyBytes_Check(values) ? len / 4 : len);
     }
     case S_PROCEDURE: {
         /* The states a procedure names are among its states. */
@@ -1288,7 +1294,7 @@ member_job(FastPath *fp, const Field *f, PyObject *d, PyObject *key, PyObject *v
             || PyUnicode_READ_CHAR(v, 0) != VECTOR_PLACEHOLDER_CHAR || counts->taken >= counts->n_vectors)
             return 0;
         PyObject *values = counts->vectors[counts->taken++];
-        const Py_ssize_t len = PyList_GET_SIZE(values);
+        const Py_ssize_t len = PyBytes_Check(values) ? PyBytes_GET_SIZE(values) / 4 : PyList_GET_SIZE(values);
         if (len < f->least || len > f->most)
             return 0;
         return PyDict_SetItem(d, key, values) < 0 ? -1 : 1;
@@ -1369,38 +1375,79 @@ walk(FastPath *fp, Py_ssize_t m, PyObject *d, long depth, Counts *counts)
     return r;
 }
 
-/* The list of the k-th vector the scan read into *out: 1, 0 where one of
- * its tokens read now is beyond the float32 range, -1 on an error. */
+/* The binary64 value of a token the scan left to be read now (more than
+ * 19 digits, or a case the fast algorithm cannot tell): 1, 0 where it is
+ * beyond the float32 range, -1 on an error. */
 static int
-vector_list(const ReadVectors *rv, Py_ssize_t k, const unsigned char *p, PyObject **out)
+text_number(const JsonNumber *number, const unsigned char *p, double *out)
 {
-    PyObject *list = PyList_New(rv->count[k]);
+    char token[512];
+    const Py_ssize_t length = number->u.text.length;
+    if (length >= (Py_ssize_t)sizeof token)
+        return 0;
+    memcpy(token, p + number->u.text.start, (size_t)length);
+    token[length] = '\0';
+    const double d = PyOS_string_to_double(token, NULL, NULL);
+    if (d == -1.0 && PyErr_Occurred())
+        return -1;
+    *out = d;
+    return fabs(d) < FLOAT32_OVERFLOW;
+}
+
+/* The k-th vector the scan read into *out: a list of its numbers, or with
+ * bytes_of (a callable of bytes, such as Float32Bytes) what it gives of
+ * their little-endian binary32 bytes, each rounded to nearest. 1, 0 where
+ * one of its tokens read now is beyond the float32 range, -1 on an error. */
+static int
+vector_list(const ReadVectors *rv, Py_ssize_t k, const unsigned char *p, PyObject *bytes_of, PyObject **out)
+{
+    const Py_ssize_t count = rv->spans[k].count;
+    const JsonNumber *number = &rv->numbers[rv->spans[k].first];
+    if (bytes_of != NULL) {
+        PyObject *raw = PyBytes_FromStringAndSize(NULL, 4 * count);
+        if (raw == NULL)
+            return -1;
+        unsigned char *b = (unsigned char *)PyBytes_AS_STRING(raw);
+        for (Py_ssize_t j = 0; j < count; j++, number++, b += 4) {
+            double d;
+            if (number->kind == N_REAL)
+                d = number->u.real;
+            else if (number->kind == N_INTEGER)
+                d = (double)number->u.integer;
+            else {
+                const int r = text_number(number, p, &d);
+                if (r != 1) {
+                    Py_DECREF(raw);
+                    return r;
+                }
+            }
+            const float f = (float)d;
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            b[0] = (unsigned char)bits;
+            b[1] = (unsigned char)(bits >> 8);
+            b[2] = (unsigned char)(bits >> 16);
+            b[3] = (unsigned char)(bits >> 24);
+        }
+        *out = PyObject_CallOneArg(bytes_of, raw);
+        Py_DECREF(raw);
+        return *out == NULL ? -1 : 1;
+    }
+    PyObject *list = PyList_New(count);
     if (list == NULL)
         return -1;
-    const JsonNumber *number = &rv->numbers[rv->first[k]];
-    for (Py_ssize_t j = 0; j < rv->count[k]; j++, number++) {
+    for (Py_ssize_t j = 0; j < count; j++, number++) {
         PyObject *item;
         if (number->kind == N_REAL)
             item = PyFloat_FromDouble(number->u.real);
         else if (number->kind == N_INTEGER)
             item = PyLong_FromLongLong(number->u.integer);
         else {
-            char token[512];
-            const Py_ssize_t length = number->u.text.length;
-            if (length >= (Py_ssize_t)sizeof token) {
+            double d;
+            const int r = text_number(number, p, &d);
+            if (r != 1) {
                 Py_DECREF(list);
-                return 0;
-            }
-            memcpy(token, p + number->u.text.start, (size_t)length);
-            token[length] = '\0';
-            const double d = PyOS_string_to_double(token, NULL, NULL);
-            if (d == -1.0 && PyErr_Occurred()) {
-                Py_DECREF(list);
-                return -1;
-            }
-            if (!(fabs(d) < FLOAT32_OVERFLOW)) {
-                Py_DECREF(list);
-                return 0;
+                return r;
             }
             item = PyFloat_FromDouble(d);
         }
@@ -1463,23 +1510,28 @@ fastpath_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
         sure = json_scan_bytes(p, n, &members, &clean, fp->n_names ? &rv : NULL);
     if (state != NULL)
         PyEval_RestoreThread(state);
-    PyObject *vectors[READ_VECTORS], *doc = NULL;
+    PyObject **vectors = NULL, *doc = NULL;
     Counts counts = {0, 0, vectors, 0, 0};
     if (!sure)
         goto unsure;
     PyObject *text = data;
     if (rv.n) {
         /* The vectors read, and the text with a placeholder for each. */
+        vectors = counts.vectors = PyMem_Malloc((size_t)rv.n * sizeof(PyObject *));
+        if (vectors == NULL) {
+            PyErr_NoMemory();
+            goto error;
+        }
         Py_ssize_t length = n;
         for (Py_ssize_t k = 0; k < rv.n; k++) {
-            int r = vector_list(&rv, k, p, &vectors[k]);
+            int r = vector_list(&rv, k, p, fp->vector == Py_None ? NULL : fp->vector, &vectors[k]);
             if (r != 1) {
                 if (r < 0)
                     goto error;
                 goto unsure;
             }
             counts.n_vectors++;
-            length -= rv.end[k] - rv.start[k] - (Py_ssize_t)(sizeof VECTOR_PLACEHOLDER_JSON - 1);
+            length -= rv.spans[k].end - rv.spans[k].start - (Py_ssize_t)(sizeof VECTOR_PLACEHOLDER_JSON - 1);
         }
         text = PyBytes_FromStringAndSize(NULL, length);
         if (text == NULL)
@@ -1487,11 +1539,11 @@ fastpath_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
         char *out = PyBytes_AS_STRING(text);
         Py_ssize_t from = 0;
         for (Py_ssize_t k = 0; k < rv.n; k++) {
-            memcpy(out, p + from, (size_t)(rv.start[k] - from));
-            out += rv.start[k] - from;
+            memcpy(out, p + from, (size_t)(rv.spans[k].start - from));
+            out += rv.spans[k].start - from;
             memcpy(out, VECTOR_PLACEHOLDER_JSON, sizeof VECTOR_PLACEHOLDER_JSON - 1);
             out += sizeof VECTOR_PLACEHOLDER_JSON - 1;
-            from = rv.end[k];
+            from = rv.spans[k].end;
         }
         memcpy(out, p + from, (size_t)(n - from));
     }
@@ -1520,7 +1572,9 @@ error:
 done:
     for (Py_ssize_t k = 0; k < counts.n_vectors; k++)
         Py_DECREF(vectors[k]);
+    PyMem_Free(vectors);
     PyMem_RawFree(rv.numbers);
+    PyMem_RawFree(rv.spans);
     Py_XDECREF(owned);
     return doc;
 }
@@ -3708,13 +3762,14 @@ json_numbers(PyObject *self, PyObject *arg)
     PyObject *list = NULL;
     Py_ssize_t end = view.len > 0 && p[0] == '[' ? read_vector(&rv, p, 0, view.len) : -1;
     if (end == view.len) {
-        const int r = vector_list(&rv, 0, p, &list);
+        const int r = vector_list(&rv, 0, p, NULL, &list);
         if (r == 0)
             list = Py_NewRef(Py_None);
     }
     else
         list = Py_NewRef(Py_None);
     PyMem_RawFree(rv.numbers);
+    PyMem_RawFree(rv.spans);
     PyBuffer_Release(&view);
     return list;
 }

@@ -193,7 +193,7 @@ class Decoder:
         #: Whether float32 vectors come as ``Float32Bytes`` (``vectors="bytes"``).
         self._bytes = _document.byte_vectors(vectors)
         self._info = _document.info(type)
-        self._fast: Any = _fast.decoder("json", type, self.limits)
+        self._fast: Any = _fast.decoder("json", type, self.limits, binary_vectors=self._bytes)
 
     def decode(self, data: bytes | str) -> dict[str, Any]:
         """Parse and validate one document."""

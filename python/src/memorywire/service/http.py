@@ -689,7 +689,9 @@ class _Call:
 
     def _decode(self, data: bytes, encoding: str) -> tuple[dict[str, Any], list[str]]:
         codec = _CODECS[encoding]
-        doc, walk = codec.Decoder(self.op.request_type, limits=self.server.limits).decode_walk(data)
+        vectors = "bytes" if self.op.name in operations.BINARY_VECTORS else "floats"
+        doc, walk = codec.Decoder(self.op.request_type, limits=self.server.limits,
+                                  vectors=vectors).decode_walk(data)
         Service.check_enum_values(self.op.request_type, walk.unknown)
         return _without(doc, walk.unknown), list(walk.unknown)
 

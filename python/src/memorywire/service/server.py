@@ -68,10 +68,6 @@ SPECVERSION_KEY = "memorywire-specversion"
 _REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_STORE = "./memorywire.sqlite3"
-#: The methods whose requests carry records that the service writes with
-#: each embedding's values as their binary32 bytes (records.canonical_record):
-#: their requests are read without building those values as floats.
-_BINARY_VECTORS = frozenset({"Put", "Import"})
 #: How long a connection stays silent before the server pings it.
 KEEPALIVE_SECONDS = 60
 #: How long an Import whose stream ended waits, before it commits, for a
@@ -580,7 +576,7 @@ class MemoryServer:
 
     def _decode(self, method: str, data: bytes) -> tuple[dict[str, Any], list[str]]:
         dec = memorywire.protobuf.Decoder(operations.request_type(method), limits=self.limits)
-        if method in _BINARY_VECTORS:
+        if method in operations.BINARY_VECTORS:
             doc, walk = dec.decode_walk_binary_vectors(data)
         else:
             doc, walk = dec.decode_walk(data)

@@ -23,6 +23,7 @@ from memorywire._version import SPECVERSION as SPECVERSION
 from memorywire.service.context import Call
 from memorywire.service.operations.capabilities import Capabilities
 from memorywire.service.operations.common import (
+    BINARY_VECTORS,
     FEATURES,
     IMPLEMENTATION,
     MUTATING,
@@ -52,9 +53,9 @@ from memorywire.service.operations.search import Search
 from memorywire.service.operations.update import Update
 from memorywire.service.operations.watch import WatchAndOffsets
 
-__all__ = ["EXPORT_BATCH_BYTES", "FEATURES", "IMPLEMENTATION", "IMPORT_SPOOL_BYTES", "MAX_IMPORT_RECORDS",
-           "MUTATING", "OPERATIONS", "SPECVERSION", "Call", "ImportStream", "Service", "error_document",
-           "lower_claims", "request_type", "response_type"]
+__all__ = ["BINARY_VECTORS", "EXPORT_BATCH_BYTES", "FEATURES", "IMPLEMENTATION", "IMPORT_SPOOL_BYTES",
+           "MAX_IMPORT_RECORDS", "MUTATING", "OPERATIONS", "SPECVERSION", "Call", "ImportStream", "Service",
+           "error_document", "lower_claims", "request_type", "response_type"]
 
 
 class Service(Capabilities, Put, Get, History, Search, Update, Delete, Expire, Merge, Compact, Review,

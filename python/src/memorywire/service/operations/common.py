@@ -88,6 +88,12 @@ def collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
+#: The methods whose requests carry records that the service writes with
+#: each embedding's values as their binary32 bytes (records.canonical_record):
+#: every binding reads their requests without building those values as floats.
+BINARY_VECTORS = frozenset({"Put", "Import"})
+
+
 def request_type(method: str) -> str:
     return registry.operation(method).request_type
 
