@@ -699,6 +699,8 @@ def _baselines() -> Any:
 #: unchecked; memorywire is asked for the same form (and checks it).
 BYTES_NOTE = "float32 vectors as bytes, as the baselines keep them"
 FLOATS_NOTE = "no target, for reference: vectors as lists of Python floats, which the baselines do not build"
+JSON_BYTES_NOTE = ("no target, for reference: vectors as float32 bytes, where the baselines build lists of "
+                   "Python floats")
 
 
 def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[Comparison],
@@ -729,6 +731,7 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
         it.typed["memorywire_mp"] = codec.msgpack.decode(it.msgpack, vectors="bytes")
     json_enc = codec.json.Encoder()
     mp_bytes = codec.msgpack.Decoder(vectors="bytes")
+    json_bytes = codec.json.Decoder(vectors="bytes")
     mp_enc = codec.msgpack.Encoder()
     validate_json = bm.PMemoryRecord.model_validate_json
     validate_mp = bm.PMpMemoryRecord.model_validate
@@ -757,6 +760,10 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
     def b_mp_decode(batch: Sequence[Item], decode: Any = codec.msgpack.decode) -> None:
         for it in batch:
             decode(it.msgpack)
+
+    def b_json_decode_bytes(batch: Sequence[Item], decode: Any = json_bytes.decode) -> None:
+        for it in batch:
+            decode(it.json)
 
     # The baselines keep a vector as the bin it came in; so does this.
     def b_mp_decode_bytes(batch: Sequence[Item], decode: Any = mp_bytes.decode) -> None:
@@ -793,6 +800,8 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
          ("memorywire.json.decode", b_json_decode), "faster", 2, ""),
         ("(f) json decode vs msgspec", ("msgspec.json Decoder(Struct)", b_msgspec_json),
          ("memorywire.json.decode", b_json_decode), "within", 1.5, ""),
+        ("(e2) json decode, vectors as bytes, vs pydantic", ("pydantic model_validate_json", b_pydantic_json),
+         ("memorywire.json.decode(vectors='bytes')", b_json_decode_bytes), "faster", 2, JSON_BYTES_NOTE),
         ("(g) msgpack decode vs pydantic", ("msgpack.unpackb + pydantic model_validate", b_pydantic_mp),
          ("memorywire.msgpack.decode(vectors='bytes')", b_mp_decode_bytes), "faster", 2, BYTES_NOTE),
         ("(h) msgpack decode vs msgspec", ("msgspec.msgpack Decoder(Struct)", b_msgspec_mp),
@@ -812,7 +821,8 @@ def side_by_side(items: Sequence[Item], codec: Codec, cfg: Config, comps: list[C
          ("memorywire.json.encode", b_validate_encode), "faster", 1,
          "a plain dict, validated then written; no target, for reference"),
     ):
-        compare_entry(label, base, subject, batch, kind, target, applies=not label.startswith(("(k)", "(g2)", "(h2)")),
+        compare_entry(label, base, subject, batch, kind, target,
+                      applies=not label.startswith(("(k)", "(e2)", "(g2)", "(h2)")),
                       note=(note + "; " if note else "") + f"message and fact records{fast}")
 
 
