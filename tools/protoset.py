@@ -92,9 +92,15 @@ def field_rules(field: descriptor_pb2.FieldDescriptorProto) -> dict[str, object]
     opts = field.options
     raw = opts.SerializeToString()
     # The extension is not registered on the descriptor_pb2 options class, so
-    # read it back through the generated module.
-    sys.path.insert(0, str(ROOT / "python" / "src"))
-    from memorywire.v1 import options_pb2
+    # read it back through the generated module: that of the installed
+    # package, else of the checkout (a path put first would also hide the
+    # installed package's metadata from importlib.metadata).
+    try:
+        from memorywire.v1 import options_pb2
+    except ImportError:
+        if str(ROOT / "python" / "src") not in sys.path:
+            sys.path.append(str(ROOT / "python" / "src"))
+        from memorywire.v1 import options_pb2
 
     parsed = descriptor_pb2.FieldOptions.FromString(raw)
     # The generated stub types the extension as a plain FieldDescriptor.
