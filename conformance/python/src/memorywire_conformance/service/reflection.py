@@ -77,7 +77,9 @@ def served_files(channel: grpc.Channel, symbol: str, timeout: float
     ``symbol``: the file that declares it and the files that file imports.
     Unavailable when no reflection service is offered; RuntimeError when the
     answer is an error or holds no files."""
-    request = message_class("ServerReflectionRequest")(file_containing_symbol=symbol)
+    # Any: the stubs type the class as the base Message, which takes no fields.
+    request_class: Any = message_class("ServerReflectionRequest")
+    request = request_class(file_containing_symbol=symbol)
     for service in SERVICES:
         try:
             answers = _ask(channel, service, [request.SerializeToString()], timeout)
