@@ -169,18 +169,19 @@ def test_the_scan_reads_the_vectors_of_a_batch() -> None:
 
 
 def test_the_scan_gives_a_vector_read_as_its_bytes_on_request() -> None:
-    """A JSON decoder asked for bytes gets each vector the scan read as
-    its binary32 bytes straight away, each value rounded to nearest as
-    struct rounds it, and the others made bytes after; the document is
-    that of the decoder of floats, vector for vector."""
+    """A JSON decoder asked for bytes gets each vector as its binary32
+    bytes from the fast path itself, the one the scan read and the one the
+    typed decoder read, each value rounded to nearest as struct rounds it;
+    the document is that of the decoder of floats, vector for vector."""
     short = [0.1, 1, -0.0]
     doc = {**json.loads(VECTOR), "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"},
                                                 {"values": short, "dimensions": 3, "model": "n"}]}
     text = _text(doc)
     fast = _fast.decoder("json", RECORD, Limits(), binary_vectors=True)
     got = fast(text)
-    assert [type(e["values"]) for e in got["embeddings"]] == [Float32Bytes, list]
-    assert bytes(got["embeddings"][0]["values"]) == struct.pack("<16f", *LONG)
+    assert [type(e["values"]) for e in got["embeddings"]] == [Float32Bytes, Float32Bytes]
+    assert [bytes(e["values"]) for e in got["embeddings"]] == [struct.pack("<16f", *LONG),
+                                                               struct.pack("<3f", *short)]
     decoded = mj.decode(text, vectors="bytes")
     assert [bytes(e["values"]) for e in decoded["embeddings"]] == [struct.pack("<16f", *LONG),
                                                                    struct.pack("<3f", *short)]

@@ -131,15 +131,15 @@ def _vector_members() -> dict[str, tuple[tuple[str, int, m.MessageInfo | None], 
     """Of each message type, its members that are float32 vectors or
     messages in which one can be: (name, what it is, its message)."""
     infos = m.reachable_infos()
-    holds = {i.full_name for i in infos if any(f.repeated and f.kind == m.FLOAT32 for f in i.ordered)}
+    holds = {i.full_name for i in infos if any(f.is_vector for f in i.ordered)}
     while more := {i.full_name for i in infos if i.full_name not in holds
                    and any(f.message is not None and f.message.full_name in holds for f in i.ordered)}:
         holds |= more
     return {i.full_name: tuple(
-        (f.name, _VECTOR, None) if f.repeated and f.kind == m.FLOAT32 else
+        (f.name, _VECTOR, None) if f.is_vector else
         (f.name, _MESSAGES if f.repeated else _MESSAGE, f.message)
         for f in i.ordered
-        if (f.repeated and f.kind == m.FLOAT32) or (f.message is not None and f.message.full_name in holds))
+        if f.is_vector or (f.message is not None and f.message.full_name in holds))
         for i in infos}
 
 

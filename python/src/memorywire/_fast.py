@@ -392,7 +392,7 @@ def _job(f: m.FieldInfo, form: str, limits: Limits, index: dict[str, int]) -> tu
         return (_F_TIMESTAMP, 0, 0, 0)
     if msgpack and f.kind == m.BYTES:
         return (_F_BYTES, 0, 0, 0)
-    if f.repeated and f.kind == m.FLOAT32:
+    if f.is_vector:
         most = min(limits.max_items, f.max_items if f.max_items is not None else limits.max_items)
         return (_F_VECTOR if msgpack else _F_JSON_VECTOR, 0, 1 if f.required else 0, most)
     return (_F_NONE, 0, 0, 0)
@@ -428,7 +428,7 @@ def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, deco
     errors = ERRORS if form == "json" else (*ERRORS, ValueError, TypeError)
     # In JSON the scan reads the vectors of these members ahead of the decoder.
     vector_names = () if form == "msgpack" else tuple(sorted(
-        {f.name for name in names for f in m.message(name).ordered if f.repeated and f.kind == m.FLOAT32}))
+        {f.name for name in names for f in m.message(name).ordered if f.is_vector}))
     return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
                               lim, (vector, _base64_text, vector_names))
 
@@ -443,9 +443,7 @@ def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool =
 
     With ``binary_vectors``, the float32 vectors of the documents it gives
     are their checked bytes (``_codec.Float32Bytes``), for a writer that
-    takes them as they are; else lists of their values. In JSON that holds
-    for the vectors the scan reads (of 16 values or more); the decoder
-    makes bytes of the others."""
+    takes them as they are; else lists of their values."""
     key = (form, type_name, limits, binary_vectors)
     try:
         return _decoders[key]
@@ -470,7 +468,7 @@ def decoder(form: str, type_name: str, limits: Limits, *, binary_vectors: bool =
             clean = _Builder(form, limits, clean=True).struct(info, 1, top=True)
             module = msgspec.json if form == "json" else msgspec.msgpack
             # The walk checks a vector's bytes before it hands them on; in
-            # JSON it makes them of the vectors the scan read, or lists.
+            # JSON it makes them of each vector, or gives lists.
             vector: Any
             if form == "json":
                 vector = _codec.Float32Bytes if binary_vectors else None

@@ -81,6 +81,11 @@ class FieldInfo:
     #: A named string format of the rules, such as "uri".
     format: str = ""
 
+    @property
+    def is_vector(self) -> bool:
+        """Whether the field is a float32 vector (a repeated float)."""
+        return self.repeated and self.kind == FLOAT32
+
 
 @dataclass
 class MessageInfo:

@@ -909,6 +909,20 @@ value_ok(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(r);
 }
 
+/* Write d, rounded to the nearest binary32, as 4 little-endian bytes at p
+ * (d finite and below FLOAT32_OVERFLOW in magnitude, where the cast is defined). */
+static inline void
+store_float32_le(unsigned char *p, double d)
+{
+    const float f = (float)d;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    p[0] = (unsigned char)bits;
+    p[1] = (unsigned char)(bits >> 8);
+    p[2] = (unsigned char)(bits >> 16);
+    p[3] = (unsigned char)(bits >> 24);
+}
+
 /* float32_le(values) -> bytes | None: the little-endian binary32 bytes of a
  * list or tuple of floats and ints, each rounded to nearest as a C cast (and
  * so struct and array) rounds it; None when an item is of another type, an
@@ -962,13 +976,7 @@ float32_le(PyObject *self, PyObject *values)
             Py_DECREF(out);
             Py_RETURN_NONE;
         }
-        float f = (float)d;
-        uint32_t bits;
-        memcpy(&bits, &f, 4);
-        p[4 * i] = (unsigned char)bits;
-        p[4 * i + 1] = (unsigned char)(bits >> 8);
-        p[4 * i + 2] = (unsigned char)(bits >> 16);
-        p[4 * i + 3] = (unsigned char)(bits >> 24);
+        store_float32_le(p + 4 * i, d);
     }
     return out;
 }
@@ -993,8 +1001,8 @@ enum {
     F_TIMESTAMP,    /* (MessagePack) datetimes: counted, given their canonical spelling */
     F_BYTES,        /* (MessagePack) bytes, or a list of them: given their base64 text */
     F_VECTOR,       /* (MessagePack) a float32 vector: whole, finite, within counts; given as a list */
-    F_JSON_VECTOR,  /* (JSON) a float32 vector: judged by the types, or the placeholder of one the scan read
-                     * (given as a list, or with the helper vector, as what it gives of its binary32 bytes) */
+    F_JSON_VECTOR,  /* (JSON) a float32 vector: judged by the types, or the placeholder of one the scan read;
+                     * given as a list, or, with the helper vector, as what it gives of its binary32 bytes */
 };
 
 /* The tests of rules that span fields; each reads the members named in
@@ -1288,8 +1296,22 @@ member_job(FastPath *fp, const Field *f, PyObject *d, PyObject *key, PyObject *v
         return r < 0 ? -1 : 1;
     }
     case F_JSON_VECTOR: {
-        if (PyList_CheckExact(v))
-            return 1;
+        if (PyList_CheckExact(v)) {
+            /* A vector the typed decoder read (too short for the scan), made
+             * the bytes the helper takes where it is asked for. */
+            if (fp->vector == Py_None)
+                return 1;
+            PyObject *raw = float32_le(NULL, v);
+            if (raw == NULL || raw == Py_None) {
+                Py_XDECREF(raw);
+                return raw == NULL ? -1 : 0;
+            }
+            PyObject *values = PyObject_CallOneArg(fp->vector, raw);
+            Py_DECREF(raw);
+            const int r = values == NULL ? -1 : PyDict_SetItem(d, key, values);
+            Py_XDECREF(values);
+            return r < 0 ? -1 : 1;
+        }
         if (!PyUnicode_CheckExact(v) || PyUnicode_GET_LENGTH(v) != 1
             || PyUnicode_READ_CHAR(v, 0) != VECTOR_PLACEHOLDER_CHAR || counts->taken >= counts->n_vectors)
             return 0;
@@ -1421,13 +1443,7 @@ vector_list(const ReadVectors *rv, Py_ssize_t k, const unsigned char *p, PyObjec
                     return r;
                 }
             }
-            const float f = (float)d;
-            uint32_t bits;
-            memcpy(&bits, &f, 4);
-            b[0] = (unsigned char)bits;
-            b[1] = (unsigned char)(bits >> 8);
-            b[2] = (unsigned char)(bits >> 16);
-            b[3] = (unsigned char)(bits >> 24);
+            store_float32_le(b, d);
         }
         *out = PyObject_CallOneArg(bytes_of, raw);
         Py_DECREF(raw);

@@ -203,7 +203,7 @@ class Decoder:
             # the types leave out hold (memorywire._fast).
             doc = self._fast(data)
             if doc is not None:
-                return _document.with_byte_vectors(doc, self._info) if self._bytes else doc
+                return doc  # type: ignore[no-any-return]
         return self._decode_slowly(data)[0]
 
     def decode_walk(self, data: bytes | str) -> tuple[dict[str, Any], Any]:
@@ -211,8 +211,6 @@ class Decoder:
         if self._fast is not None:
             doc = self._fast(data)
             if doc is not None:
-                if self._bytes:
-                    _document.with_byte_vectors(doc, self._info)
                 return doc, _rules.Walk(self.limits, tolerant=False)
         return self._decode_slowly(data)
 
@@ -294,8 +292,6 @@ def decode(data: bytes | str, *, type: str = DEFAULT_TYPE, limits: Limits | None
     dec = _codecs.decoders.get(type) if limits is None and vectors == "floats" else None
     if dec is None:
         dec = _codecs.decoder(type, limits, vectors)
-        if dec._bytes:
-            return dec.decode(data)  # type: ignore[no-any-return]
     # Decoder.decode, inlined: a call less for each document.
     fast = dec._fast
     if fast is not None:
