@@ -35,6 +35,12 @@ MAX_SUB = f32_bits(0x007FFFFF)
 MIN_NORMAL = f32_bits(0x00800000)
 
 
+#: A vector long enough that a reader may take it by another path than a short one.
+LONG = ["1", "-0e0", "-0.0", "0.5", "1E2", "2.5e-3", "-7", "0.1", "1e+1", "0.010821457952260971",
+        "-0.0027788865845650434", "3", "16777217", "1e-46", "-1e-46", "1e-45", "0.25", "4.0", "123456789",
+        "-0.75"]
+
+
 def emb(values: list[Any], dims: int | None = None, **more: Any) -> dict[str, Any]:
     e = {"model": "text-embedding-3-small", "dimensions": len(values) if dims is None else dims, "values": values}
     e.update(more)
@@ -87,6 +93,17 @@ CASES = [
     valid("RoundsTiesToEven",
           "16777217 lies halfway between two binary32 values and rounds to the even one, 16777216.",
           ["json-format.md#3.4"], emb([16777216.0]), json=jbase("16777217", 1), msgpack=None, protobuf=None),
+    valid("LongVectorSpellings",
+          "A vector of 20 values in every JSON spelling of a number (integers, -0e0 and -0.0, fractions, exponents "
+          "with and without a sign, 17 and 19 significant digits, spaces around the separators) reads each "
+          "value as a short vector does: to the binary32 nearest its binary64 value.",
+          ["json-format.md#3.4"], emb([f32(float(t)) for t in LONG]), json=jbase(" , ".join(LONG), len(LONG)),
+          msgpack=None, protobuf=None),
+    invalid("LongVectorOverflowElement",
+            "The 18th of 20 values overflows binary32: NUMBER_OUT_OF_RANGE at that element, however long the "
+            "vector.",
+            ["json-format.md#3.4"], "NUMBER_OUT_OF_RANGE", "/embeddings/0/values/17",
+            json=jbase(",".join(LONG[:17] + ["3.5e38"] + LONG[18:]), len(LONG))),
     valid("QueryVector",
           "VectorQuery.values follows the same rules as Embedding.values.",
           S + ["operations.md#9.2"],

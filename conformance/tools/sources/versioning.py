@@ -59,6 +59,9 @@ CASES = [
             "REQUIRED_FIELD_MISSING", "/specversion",
             doc={"operation_id": "op-1", "items": [{"record": {"id": "f", "kind": "fact", "fact": {"text": "x"}}}]},
             type=P),
+    invalid("MissingOnReadRequest", "A request that reads carries specversion as one that writes does.",
+            S + ["operations.md#2"], "REQUIRED_FIELD_MISSING", "/specversion",
+            doc={"operation_id": "op-1", "ids": ["f"]}, type="memorywire.v1.GetRequest"),
     invalid("MissingReportedFirst",
             "The version is checked in phase 2, before the constraints: a record without specversion and "
             "without id reports REQUIRED_FIELD_MISSING at /specversion first.",
