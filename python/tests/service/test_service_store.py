@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import memorywire.protobuf
 from memorywire.service import Service, ServiceError, Store
 from memorywire.service.operations import Call
 from memorywire.service.store import Analyzer, RWLock, rid_range, term_key
@@ -242,3 +243,59 @@ def test_the_service_writes_nothing_into_its_callers_requests() -> None:
             assert getattr(svc, name)(call, req) == first, name
     finally:
         store.close()
+
+
+def _embedded_facts(batch: int, count: int) -> list[dict[str, Any]]:
+    """Facts with a 384-dimension embedding: about 2 KB of log each."""
+    return [{"record": {"id": f"b{batch}-{i}", "kind": "fact", "fact": {"text": f"fact {i} of batch {batch}"},
+                        "embeddings": [{"model": "m", "dimensions": 384,
+                                        "values": [((batch * count + i) * 384 + j) % 997 / 997 + 0.5
+                                                   for j in range(384)]}]}}
+            for i in range(count)]
+
+
+def test_checkpoints_run_beside_the_writes(tmp_path: Path) -> None:
+    """A commit makes no checkpoint of its own: the checkpointer's thread
+    copies the log into the file once it is past its threshold, and what
+    it copied reads back after the store reopens."""
+    path = str(tmp_path / "store.sqlite3")
+    store = Store(path, synchronous="OFF")
+    assert store.checkpoints is not None
+    assert store._writer.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    store.checkpoints.threshold = 64 << 10
+    store.checkpoint_limit = 1 << 40  # the writer never checkpoints itself
+    svc = Service(store)
+    for batch in range(10):
+        svc.put(Call("t"), request(items=_embedded_facts(batch, 20)))
+    deadline = time.monotonic() + 30
+    while store.checkpoints.copied == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.checkpoints.copied > 0
+    store.close()
+    store = Store(path, synchronous="OFF")
+    try:
+        got = memorywire.protobuf.decode(Service(store).get(Call("t"), request(ids=["b0-0", "b9-19"])),
+                                         type="memorywire.v1.GetResponse")
+        assert [x["id"] for x in got["records"]] == ["b0-0", "b9-19"]
+    finally:
+        store.close()
+
+
+def test_the_writer_checkpoints_a_log_the_checkpoints_fell_behind_on(tmp_path: Path) -> None:
+    """With no checkpoint beside it, the writer checkpoints the log itself
+    once it is past ``checkpoint_limit``, so that the log stays within the
+    limit and a transaction's worth beyond it."""
+    path = str(tmp_path / "store.sqlite3")
+    store = Store(path, synchronous="OFF")
+    assert store.checkpoints is not None
+    store.checkpoints.stop()
+    store.checkpoint_limit = 1 << 20
+    svc = Service(store)
+    most = 0
+    for batch in range(40):
+        svc.put(Call("t"), request(items=_embedded_facts(batch, 50)))
+        most = max(most, Path(path + "-wal").stat().st_size)
+    written = Path(path).stat().st_size
+    store.close()
+    assert written > 4 << 20  # the log would have held it all
+    assert most < 2 << 20

@@ -18,7 +18,9 @@ transaction that has committed survives the loss of the process and of the
 machine; a batched Put is one transaction, and so one sync, whatever its
 number of items. ``synchronous=NORMAL`` syncs the log at checkpoints only: a
 commit survives the loss of the process, and the loss of the machine may
-take the last ones back. Reads run on per-thread connections, each in its own snapshot.
+take the last ones back. Checkpoints, which copy the log into the file and
+sync the file, run on a thread of their own (``Checkpointer``), beside the
+writes, rather than in the commit that fills the log. Reads run on per-thread connections, each in its own snapshot.
 One store object at a time holds a file: a second one, in this process or
 another, is refused (``Store._own``); replicas run on PostgreSQL.
 
@@ -100,7 +102,7 @@ from memorywire.service.stores_common import (
 )
 from memorywire.service.stores_common import warm as warm_indexes
 
-__all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "RWLock", "Reader", "Row",
+__all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "Checkpointer", "RWLock", "Reader", "Row",
            "Store", "TenantState", "WriteTx", "rid_range", "storage_error", "store_columns", "term_key",
            "text_query"]
 
@@ -108,6 +110,12 @@ SCHEMA_VERSION = "5"
 #: The page size of a new store file: a record with a 384-dimension
 #: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
 PAGE_SIZE = 16384
+#: The size of the write-ahead log past which a checkpoint copies it into the
+#: file: SQLite's own threshold (1000 pages) at this page size.
+CHECKPOINT_BYTES = 1000 * PAGE_SIZE
+#: The size of the log past which the writer checkpoints it itself, after a
+#: commit, for when the checkpoints of ``Checkpointer`` fall behind the writes.
+CHECKPOINT_LIMIT_BYTES = 8 * CHECKPOINT_BYTES
 #: The memory the in-memory search indexes may take together: 2 GiB.
 DEFAULT_INDEX_MEMORY = 2 << 30
 #: The tokenizer of the full-text index: Unicode words, case folded, without
@@ -803,6 +811,57 @@ class Reader(_Reads):
         self.conn = conn
 
 
+class Checkpointer:
+    """Copies the write-ahead log of a file store into the file on a thread
+    of its own, once the log has grown past ``threshold`` bytes, so that a
+    commit waits for the sync of its own log alone and not for a copy of the
+    log and a sync of the file, as it does when SQLite checkpoints in the
+    committing call. Its checkpoints are passive: they copy what they can
+    without waiting for readers or the writer, and the next one goes on."""
+
+    def __init__(self, path: str, conn: sqlite3.Connection, threshold: int) -> None:
+        self._log = path + "-wal"
+        self._conn = conn
+        self.threshold = threshold
+        self._wake = threading.Event()
+        self._stopping = False
+        #: The frames of the log its checkpoints have copied into the file, in all.
+        self.copied = 0
+        self._thread = threading.Thread(target=self._run, name="memorywire-checkpoint", daemon=True)
+        self._thread.start()
+
+    def log_bytes(self) -> int:
+        """The size of the write-ahead log; 0 where there is none."""
+        try:
+            return os.stat(self._log).st_size
+        except OSError:
+            return 0
+
+    def committed(self) -> None:
+        """A transaction has committed: checkpoint, once the log is past the threshold."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return
+            if self.log_bytes() < self.threshold:
+                continue
+            try:
+                _busy, _frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error:
+                continue  # the store is closing, or another checkpoint runs: the next one copies it
+            self.copied += max(copied, 0)
+
+    def stop(self) -> None:
+        """Stop the thread, after the checkpoint it runs, if any."""
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+
+
 class Store(StoreState):
     """A memory store on SQLite. ``path`` is a file name, or ``":memory:"``
     for a store that lives as long as the object."""
@@ -863,6 +922,13 @@ class Store(StoreState):
             self._tenant_nums[name] = num
             self.positions[num] = pos
             self.pruned[num] = pruned
+        #: The checkpoints of the log of a file store (None in memory); the
+        #: writer makes none of its own below ``checkpoint_limit`` bytes of log.
+        self.checkpoints: Checkpointer | None = None
+        self.checkpoint_limit = CHECKPOINT_LIMIT_BYTES
+        if not self.memory:
+            self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+            self.checkpoints = Checkpointer(path, self._connect(), CHECKPOINT_BYTES)
 
     @property
     def name(self) -> str:
@@ -1015,6 +1081,9 @@ class Store(StoreState):
     def close(self) -> None:
         """Close every connection. Waits for the running write to finish."""
         self._closing()
+        with self.lock.exclusive():
+            if self.checkpoints is not None:
+                self.checkpoints.stop()
         with self.lock.exclusive(), self._connections_lock:
             self.vectors.save()
             for conn in self._connections:
@@ -1052,7 +1121,23 @@ class Store(StoreState):
                     conn.execute("ROLLBACK")
                 raise
             self._committed(tx)
+            self._checkpoint()
         self._housekeeping.committed(bool(tx.changed_tenants))
+
+    def _checkpoint(self) -> None:
+        """After a commit: wake the checkpoints, or, when the log has
+        outgrown them, checkpoint it on the writer, which is idle between
+        its transactions and so lets the checkpoint copy all of the log."""
+        checkpoints = self.checkpoints
+        if checkpoints is None:
+            return
+        if checkpoints.log_bytes() < self.checkpoint_limit:
+            checkpoints.committed()
+            return
+        try:
+            self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error:
+            pass  # the write committed; the next commit checkpoints
 
     def _committed(self, tx: WriteTx) -> None:
         for t in tx.tenants.values():
