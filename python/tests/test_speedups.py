@@ -510,3 +510,51 @@ def test_float32_sum_squares_refuse_a_partial_value() -> None:
     raw = struct.pack("<f", 1.0) + tiny * 8
     assert _speedups.float32_sum_squares(raw) == 1.0 == _sequential_squares(raw)
     assert _speedups.float32_sum_squares(tiny * 8 + struct.pack("<f", 1.0)) == 1.0 + 8 * 2.0 ** -54
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+#: Fields of every wire type, some the one looked for (3, length-delimited),
+#: some of its number and another wire type, keys and lengths of 10 bytes
+#: and more, and lengths that run past the end.
+_PB_FIELDS = st.one_of(
+    st.builds(lambda n, v: _varint(n << 3) + _varint(v), st.integers(0, 40), st.integers(0, 2**70)),
+    st.builds(lambda n, b: _varint(n << 3 | 1) + b, st.integers(0, 40), st.binary(min_size=0, max_size=9)),
+    st.builds(lambda n, b: _varint(n << 3 | 5) + b, st.integers(0, 40), st.binary(min_size=0, max_size=5)),
+    st.builds(lambda n, b: _varint(n << 3 | 2) + _varint(len(b)) + b, st.sampled_from([1, 2, 3, 3, 2**61 + 3]),
+              st.binary(max_size=20)),
+    st.builds(lambda n, extra: _varint(n << 3 | 2) + _varint(extra), st.integers(0, 5), st.integers(1, 2**66)),
+    st.builds(lambda w: bytes([w]), st.sampled_from([3, 4, 6, 7, 0x80, 0xFF])),
+    st.just(b"\xff" * 11),
+    st.binary(max_size=4),
+)
+
+
+@settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PB_FIELDS, max_size=6), st.sampled_from([1, 2, 3]))
+def test_pb_packed_field_finds_what_the_wire_reader_finds(fields: list[bytes], number: int) -> None:
+    """The compiled finder of a packed field gives what the Python one
+    gives, byte for byte, on any bytes: the field's bytes or None."""
+    from memorywire import _wire
+
+    data = b"".join(fields)
+    assert _speedups.pb_packed_field(data, number) == _wire.packed_field(data, number)
+
+
+def test_pb_packed_field_reads_the_values_of_an_embedding() -> None:
+    """The field the Protobuf decoder reads a float32 vector from: the
+    little-endian binary32 bytes of its values."""
+    from memorywire import _document
+
+    values = [0.5, -0.0, 3.0, 1e-45]
+    cls = _document.info("memorywire.v1.Embedding").cls
+    data = cls(model="m", dimensions=4, values=values).SerializeToString()
+    assert _speedups.pb_packed_field(data, 3) == struct.pack("<4f", *values)
+    assert _speedups.pb_packed_field(data, 4) is None

@@ -146,9 +146,9 @@ def _packed(msg: Message, number: int, values: Any) -> bytes:
     message. upb gives no view of them, and reading the values one Python
     float at a time costs more than writing the message again and finding
     the field (upb writes a repeated float packed, as one field)."""
-    from memorywire import _wire  # imports this module
+    from memorywire import _compiled, _wire  # import this module
 
-    raw = _wire.packed_field(msg.SerializeToString(), number)
+    raw = (_compiled.pb_packed_field or _wire.packed_field)(msg.SerializeToString(), number)
     if raw is not None:
         return raw  # the wire's binary32 are little-endian
     a = array("f", values)

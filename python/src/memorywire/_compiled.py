@@ -54,6 +54,17 @@ except ImportError:  # not built: struct and array read the vectors
 if PURE:
     float32_le = None
 
+#: The compiled finder of a packed field in a message's bytes
+#: (``_speedups.pb_packed_field``), which gives what ``_wire.packed_field``
+#: gives; None where the extension is not built, or with MEMORYWIRE_PURE=1.
+pb_packed_field: Callable[[bytes, int], bytes | None] | None
+try:
+    from memorywire._speedups import pb_packed_field
+except ImportError:  # not built: _wire reads the bytes
+    pb_packed_field = None
+if PURE:
+    pb_packed_field = None
+
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.

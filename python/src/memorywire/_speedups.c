@@ -3790,6 +3790,84 @@ json_numbers(PyObject *self, PyObject *arg)
     return list;
 }
 
+/* Read a varint at *pos (before end): its value, or with *wide set, its low
+ * 64 bits of one beyond 64 bits; -1 where it runs past end or past 10 bytes. */
+static int
+pb_read_varint(const unsigned char *data, Py_ssize_t *pos, Py_ssize_t end, uint64_t *value, int *wide)
+{
+    uint64_t result = 0;
+    *wide = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (*pos >= end)
+            return -1;
+        const unsigned char b = data[(*pos)++];
+        if (shift < 64) {
+            result |= (uint64_t)(b & 0x7F) << shift;
+            if (shift > 57 && (b & 0x7F) >> (64 - shift))
+                *wide = 1;
+        }
+        else if (b & 0x7F) {
+            *wide = 1;
+        }
+        if (!(b & 0x80)) {
+            *value = result;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* pb_packed_field(data, number) -> bytes | None: the bytes of the first
+ * length-delimited field ``number`` at the top level of a message's bytes,
+ * or None where there is none or the bytes before it are not readable
+ * (``_wire.packed_field``, whose results it gives). */
+static PyObject *
+pb_packed_field(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "pb_packed_field(data: bytes, number: int)");
+        return NULL;
+    }
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const Py_ssize_t end = PyBytes_GET_SIZE(args[0]);
+    const long number = PyLong_AsLong(args[1]);
+    if (number == -1 && PyErr_Occurred())
+        return NULL;
+    if (number < 0 || number > (1L << 29))
+        Py_RETURN_NONE;
+    const uint64_t wanted = ((uint64_t)number << 3) | 2;
+    Py_ssize_t pos = 0;
+    while (pos < end) {
+        uint64_t key, length;
+        int wide;
+        if (pb_read_varint(data, &pos, end, &key, &wide) < 0)
+            Py_RETURN_NONE;
+        const unsigned wire = (unsigned)(key & 7);
+        if (wire == 0) {
+            if (pb_read_varint(data, &pos, end, &length, &wide) < 0)
+                Py_RETURN_NONE;
+        }
+        else if (wire == 1 || wire == 5) {
+            const Py_ssize_t size = wire == 1 ? 8 : 4;
+            if (end - pos < size)
+                Py_RETURN_NONE;
+            pos += size;
+        }
+        else if (wire == 2) {
+            const int is_wanted = !wide && key == wanted;
+            if (pb_read_varint(data, &pos, end, &length, &wide) < 0 || wide || length > (uint64_t)(end - pos))
+                Py_RETURN_NONE;
+            if (is_wanted)
+                return PyBytes_FromStringAndSize((const char *)data + pos, (Py_ssize_t)length);
+            pos += (Py_ssize_t)length;
+        }
+        else {
+            Py_RETURN_NONE;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"decimal_powers", decimal_powers, METH_O, "Set the powers of five of the reading of JSON numbers."},
@@ -3811,6 +3889,8 @@ static PyMethodDef methods[] = {
      "Set the field tables of the Protobuf writer."},
     {"pb_write", (PyCFunction)(void (*)(void))pb_write, METH_FASTCALL,
      "The canonical Protobuf bytes of a validated document, or None."},
+    {"pb_packed_field", (PyCFunction)(void (*)(void))pb_packed_field, METH_FASTCALL,
+     "The bytes of a length-delimited field at the top level of a message, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -43,6 +43,11 @@ def value_ok(v: Any, depth: int, max_depth: int, max_items: int, max_chars: int,
     types only, 64-bit integers, no float that might be a long integer token,
     within the depth, count and string limits."""
 
+def pb_packed_field(data: bytes, number: int, /) -> bytes | None:
+    """The bytes of the first length-delimited field ``number`` at the top
+    level of a message's bytes, or None where there is none or the bytes
+    before it are not readable."""
+
 def float32_le(values: Any, /) -> bytes | None:
     """The little-endian binary32 bytes of a list or tuple of floats and
     ints, each rounded to nearest; None when an item is of another type, an
