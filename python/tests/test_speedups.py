@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tracemalloc
+from collections import Counter
 from typing import Any
 
 import msgpack
@@ -558,3 +559,43 @@ def test_pb_packed_field_reads_the_values_of_an_embedding() -> None:
     data = cls(model="m", dimensions=4, values=values).SerializeToString()
     assert _speedups.pb_packed_field(data, 3) == struct.pack("<4f", *values)
     assert _speedups.pb_packed_field(data, 4) is None
+
+
+def _term_columns_in_python(split: list[list[str]],
+                            terms_of: dict[str, tuple[str, ...]]) -> list[tuple[int, str | None]]:
+    out: list[tuple[int, str | None]] = []
+    for chunks in split:
+        terms = [term for chunk in chunks for term in terms_of[chunk]]
+        counts = Counter(terms)
+        out.append((len(terms), "".join(f"\t{t}:{counts[t]}" for t in sorted(counts)) + "\t")
+                   if terms else (0, None))
+    return out
+
+
+_terms = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=5)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), st.lists(_terms, max_size=4).map(tuple), min_size=1, max_size=12),
+       st.data())
+def test_term_columns_count_the_terms_of_each_text(terms_of: dict[str, tuple[str, ...]], data: Any) -> None:
+    """The term columns of texts given as chunks: their number of terms, and
+    the distinct terms in code point order with their counts, as Python
+    sorts and counts them, any characters and counts included."""
+    chunks = sorted(terms_of)
+    split = data.draw(st.lists(st.lists(st.sampled_from(chunks), max_size=40), max_size=8))
+    assert _speedups.term_columns(split, terms_of) == _term_columns_in_python(split, terms_of)
+
+
+def test_term_columns_leave_what_they_cannot_vouch_for_to_python() -> None:
+    """A chunk without terms, a term or chunk of another type, or terms not
+    in a tuple: None, for the Python count to decide (and raise)."""
+    assert _speedups.term_columns([["a"]], {"b": ("b",)}) is None
+    assert _speedups.term_columns([["a"]], {"a": ["a"]}) is None
+    assert _speedups.term_columns([["a"]], {"a": ("a", 1)}) is None
+    assert _speedups.term_columns([("a",)], {"a": ("a",)}) is None
+    assert _speedups.term_columns([[], ["a", "a"]], {"a": ("x", "y")}) == [(0, None), (4, "\tx:2\ty:2\t")]
+    many = ["w"] * 12345
+    assert _speedups.term_columns([many], {"w": ("w",)}) == [(12345, "\tw:12345\t")]
+    with pytest.raises(TypeError):
+        _speedups.term_columns({}, {})

@@ -65,6 +65,19 @@ except ImportError:  # not built: _wire reads the bytes
 if PURE:
     pb_packed_field = None
 
+#: The compiled term columns of the SQLite store's analyzer
+#: (``_speedups.term_columns``), which gives what
+#: ``service.store.Analyzer._columns_of`` gives from the terms of the chunks
+#: of texts, or None for it to decide; None where the extension is not
+#: built, or with MEMORYWIRE_PURE=1.
+term_columns: Callable[[list[list[str]], dict[str, tuple[str, ...]]], list[tuple[int, str | None]] | None] | None
+try:
+    from memorywire._speedups import term_columns
+except ImportError:  # not built: the analyzer counts the terms itself
+    term_columns = None
+if PURE:
+    term_columns = None
+
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.

@@ -3868,7 +3868,165 @@ pb_packed_field(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------
+ * The term columns of the SQLite store (service.store.Analyzer).
+ *
+ * term_columns(split, terms_of) -> list | None: for each text, given as the
+ * list of its whitespace-separated chunks, the number of its terms and its
+ * distinct terms in code point order, each with its count, as
+ * "\tterm:count" pieces followed by a tab; (0, None) for a text without a
+ * term. terms_of maps each chunk to the tuple of its terms. None, for the
+ * Python path to decide, where a chunk is missing from terms_of, or where a
+ * chunk or a term is not an exact str or a value not an exact tuple: the
+ * order of exact strs is that of Python's sorted, and comparing them cannot
+ * fail, which qsort's comparator needs. */
+
+static int
+term_order(const void *a, const void *b)
+{
+    PyObject *x = *(PyObject *const *)a, *y = *(PyObject *const *)b;
+    return x == y ? 0 : PyUnicode_Compare(x, y);
+}
+
+static int
+same_term(PyObject *x, PyObject *y)
+{
+    return x == y || PyUnicode_Compare(x, y) == 0;
+}
+
+static Py_ssize_t
+decimal_digits(Py_ssize_t n)
+{
+    Py_ssize_t digits = 1;
+    for (; n >= 10; n /= 10)
+        digits++;
+    return digits;
+}
+
+/* The column of sorted terms (n > 0): new reference, or NULL with an exception. */
+static PyObject *
+term_column(PyObject **terms, Py_ssize_t n)
+{
+    Py_ssize_t length = 1;
+    Py_UCS4 maxchar = 127;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && same_term(terms[j], terms[i]); j++)
+            ;
+        length += 2 + PyUnicode_GET_LENGTH(terms[i]) + decimal_digits(j - i);
+        const Py_UCS4 most = PyUnicode_MAX_CHAR_VALUE(terms[i]);
+        if (most > maxchar)
+            maxchar = most;
+    }
+    PyObject *out = PyUnicode_New(length, maxchar);
+    if (out == NULL)
+        return NULL;
+    const int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && same_term(terms[j], terms[i]); j++)
+            ;
+        PyUnicode_WRITE(kind, data, pos, '\t');
+        pos++;
+        const Py_ssize_t size = PyUnicode_GET_LENGTH(terms[i]);
+        if (PyUnicode_CopyCharacters(out, pos, terms[i], 0, size) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        pos += size;
+        PyUnicode_WRITE(kind, data, pos, ':');
+        pos++;
+        Py_ssize_t count = j - i;
+        const Py_ssize_t digits = decimal_digits(count);
+        for (Py_ssize_t d = digits - 1; d >= 0; d--, count /= 10)
+            PyUnicode_WRITE(kind, data, pos + d, (Py_UCS4)('0' + count % 10));
+        pos += digits;
+    }
+    PyUnicode_WRITE(kind, data, pos, '\t');
+    return out;
+}
+
+static PyObject *
+term_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "term_columns(split: list, terms_of: dict)");
+        return NULL;
+    }
+    PyObject *split = args[0], *terms_of = args[1];
+    const Py_ssize_t texts = PyList_GET_SIZE(split);
+    PyObject *out = PyList_New(texts);
+    if (out == NULL)
+        return NULL;
+    PyObject **terms = NULL;
+    Py_ssize_t room = 0;
+    for (Py_ssize_t t = 0; t < texts; t++) {
+        PyObject *chunks = PyList_GET_ITEM(split, t);
+        if (!PyList_Check(chunks))
+            goto fallback;
+        Py_ssize_t n = 0;
+        for (Py_ssize_t c = 0; c < PyList_GET_SIZE(chunks); c++) {
+            PyObject *chunk = PyList_GET_ITEM(chunks, c);
+            if (!PyUnicode_CheckExact(chunk))
+                goto fallback;
+            PyObject *found = PyDict_GetItemWithError(terms_of, chunk);
+            if (found == NULL) {
+                if (PyErr_Occurred())
+                    goto error;
+                goto fallback;
+            }
+            if (!PyTuple_CheckExact(found))
+                goto fallback;
+            const Py_ssize_t size = PyTuple_GET_SIZE(found);
+            if (n + size > room) {
+                const Py_ssize_t wanted = (n + size) * 2 + 16;
+                PyObject **grown = PyMem_Realloc(terms, (size_t)wanted * sizeof *terms);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                terms = grown;
+                room = wanted;
+            }
+            for (Py_ssize_t k = 0; k < size; k++) {
+                PyObject *term = PyTuple_GET_ITEM(found, k);
+                if (!PyUnicode_CheckExact(term))
+                    goto fallback;
+                terms[n++] = term;
+            }
+        }
+        /* The terms are borrowed from terms_of's tuples, which nothing
+         * here can change until they are written. */
+        PyObject *item;
+        if (n == 0) {
+            item = Py_BuildValue("(iO)", 0, Py_None);
+        }
+        else {
+            qsort(terms, (size_t)n, sizeof *terms, term_order);
+            PyObject *column = term_column(terms, n);
+            if (column == NULL)
+                goto error;
+            item = Py_BuildValue("(nN)", n, column);
+        }
+        if (item == NULL)
+            goto error;
+        PyList_SET_ITEM(out, t, item);
+    }
+    PyMem_Free(terms);
+    return out;
+fallback:
+    PyMem_Free(terms);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    PyMem_Free(terms);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"term_columns", (PyCFunction)(void (*)(void))term_columns, METH_FASTCALL,
+     "The number of terms and the term column of each text of chunks, or None."},
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"decimal_powers", decimal_powers, METH_O, "Set the powers of five of the reading of JSON numbers."},
     {"json_numbers", json_numbers, METH_O, "The numbers of a JSON array as a float32 vector is read, or None."},

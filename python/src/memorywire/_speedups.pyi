@@ -115,3 +115,12 @@ def pb_write(index: int, d: Any, /) -> bytes | None:
     """The canonical Protobuf bytes of a validated document of the message
     type of table number index, or None where the writers in Python are to
     write it."""
+
+def term_columns(
+    split: list[list[str]], terms_of: dict[str, tuple[str, ...]], /
+) -> list[tuple[int, str | None]] | None:
+    """For each text, given as its whitespace-separated chunks, its number
+    of terms and its distinct terms in code point order with their counts
+    (``"\\tterm:count"`` pieces and a closing tab), or ``(0, None)``; None
+    where a chunk is not in ``terms_of`` or a chunk, term or tuple is not of
+    its exact type."""

@@ -197,7 +197,15 @@ def test_norms_are_those_cosine_computes() -> None:
     assert norms_of(raws[:1]) == [norm_of(raws[0])] and norms_of([]) == []
 
 
-def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens() -> None:
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
+def test_text_columns_of_the_sqlite_store_are_those_of_its_tokens(compiled: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted from the terms of the chunks of the texts (the compiled
+    term columns, or the analyzer's own count) as from their tokens."""
+    if compiled:
+        assert _compiled.term_columns is not None, "the extension is built where the tests run"
+    else:
+        monkeypatch.setattr(_compiled, "term_columns", None)
     rng = random.Random(9)
     words = ["memory", "Topic", "Zürich", "naïve", "ÉCOLE", "running", "runs", "a:b", "x\ty", "日本語",
              "emoji😀", "über", "1.5", "foo-bar", "ǅ", "straße", "ﬁle", "Ωmega", "ωmega", "a_b", "'quoted'",

@@ -65,6 +65,7 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memorywire import _compiled
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
 from memorywire.service.errors import ServiceError, error
@@ -442,6 +443,10 @@ class Analyzer:
         """``columns`` of each text, from the terms of its chunks."""
         split = [text.split() for text in texts]
         terms_of = self._chunk_terms(chain.from_iterable(split))
+        if _compiled.term_columns is not None:
+            found = _compiled.term_columns(split, terms_of)
+            if found is not None:
+                return found
         out: list[tuple[int, str | None]] = []
         for chunks in split:
             terms = [term for chunk in chunks for term in terms_of[chunk]]
