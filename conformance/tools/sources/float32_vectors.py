@@ -95,7 +95,7 @@ CASES = [
           ["json-format.md#3.4"], emb([16777216.0]), json=jbase("16777217", 1), msgpack=None, protobuf=None),
     valid("LongVectorSpellings",
           "A vector of 20 values in every JSON spelling of a number (integers, -0e0 and -0.0, fractions, exponents "
-          "with and without a sign, 17 and 19 significant digits, spaces around the separators) reads each "
+          "with and without a sign, 17 significant digits after leading zeros, spaces around the separators) reads each "
           "value as a short vector does: to the binary32 nearest its binary64 value.",
           ["json-format.md#3.4"], emb([f32(float(t)) for t in LONG]), json=jbase(" , ".join(LONG), len(LONG)),
           msgpack=None, protobuf=None),
