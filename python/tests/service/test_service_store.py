@@ -268,9 +268,9 @@ def test_checkpoints_run_beside_the_writes(tmp_path: Path) -> None:
     for batch in range(10):
         svc.put(Call("t"), request(items=_embedded_facts(batch, 20)))
     deadline = time.monotonic() + 30
-    while store.checkpoints.copied == 0 and time.monotonic() < deadline:
+    while store.checkpoints.last is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert store.checkpoints.copied > 0
+    assert store.checkpoints.last is not None and store.checkpoints.last[2] > 0
     store.close()
     store = Store(path, synchronous="OFF")
     try:
@@ -299,3 +299,53 @@ def test_the_writer_checkpoints_a_log_the_checkpoints_fell_behind_on(tmp_path: P
     store.close()
     assert written > 4 << 20  # the log would have held it all
     assert most < 2 << 20
+
+
+def test_the_log_file_measures_the_log_once_it_restarts(tmp_path: Path) -> None:
+    """A reader that holds an old snapshot keeps the log from restarting,
+    and it grows past the writer's limit; once the reader is gone, the log
+    restarts and its file is cut back to what it holds, so that the
+    commits that follow make no checkpoint of the writer's own each."""
+    path = str(tmp_path / "store.sqlite3")
+    store = Store(path, synchronous="OFF")
+    assert store.checkpoints is not None
+    store.checkpoints.threshold = 1 << 40  # the writer's own checkpoints alone
+    store.checkpoint_limit = 1 << 20
+    checkpoints: list[str] = []
+    store._writer.set_trace_callback(lambda sql: checkpoints.append(sql) if "wal_checkpoint" in sql else None)
+    svc = Service(store)
+    try:
+        with store.snapshot() as conn:
+            conn.execute("SELECT count(*) FROM records").fetchone()
+            for batch in range(6):
+                svc.put(Call("t"), request(items=_embedded_facts(batch, 50)))
+        assert Path(path + "-wal").stat().st_size > 2 << 20
+        checkpoints.clear()
+        for batch in range(100, 120):
+            svc.put(Call("t"), request(items=_embedded_facts(batch, 1)))
+        assert len(checkpoints) <= 3
+        assert Path(path + "-wal").stat().st_size < 1 << 20
+    finally:
+        store.close()
+
+
+def test_scrub_waits_for_a_running_checkpoint(tmp_path: Path) -> None:
+    """An erasure's checkpoint takes the checkpointer's lock, which the
+    checkpointer holds around each of its own: it waits for one that runs
+    rather than find the log busy and leave it."""
+    path = str(tmp_path / "store.sqlite3")
+    store = Store(path, synchronous="OFF")
+    assert store.checkpoints is not None
+    try:
+        Service(store).put(Call("t"), request(items=_embedded_facts(0, 20)))
+        assert Path(path + "-wal").stat().st_size > 0
+        scrubbed = threading.Event()
+        with store.checkpoints.lock:
+            scrub = threading.Thread(target=lambda: (store.scrub(), scrubbed.set()))
+            scrub.start()
+            assert not scrubbed.wait(0.3)
+        scrub.join(30)
+        assert scrubbed.is_set()
+        assert Path(path + "-wal").stat().st_size == 0
+    finally:
+        store.close()

@@ -60,7 +60,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,7 +112,10 @@ SCHEMA_VERSION = "5"
 #: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
 PAGE_SIZE = 16384
 #: The size of the write-ahead log past which a checkpoint copies it into the
-#: file: SQLite's own threshold (1000 pages) at this page size.
+#: file: 1000 pages, SQLite's own threshold (which it counts in frames of the
+#: log) at this page size. The log file is cut back to what it holds each
+#: time the log restarts from its beginning (``journal_size_limit`` 0), so
+#: that its size measures the log written since.
 CHECKPOINT_BYTES = 1000 * PAGE_SIZE
 #: The size of the log past which the writer checkpoints it itself, after a
 #: commit, for when the checkpoints of ``Checkpointer`` fall behind the writes.
@@ -822,16 +825,22 @@ class Checkpointer:
     commit waits for the sync of its own log alone and not for a copy of the
     log and a sync of the file, as it does when SQLite checkpoints in the
     committing call. Its checkpoints are passive: they copy what they can
-    without waiting for readers or the writer, and the next one goes on."""
+    without waiting for readers or the writer, and the next one goes on.
+    ``lock`` is held around each: a checkpoint that must finish (an
+    erasure's, ``Store.scrub``) takes it, so as not to find this one
+    running and give up."""
 
     def __init__(self, path: str, conn: sqlite3.Connection, threshold: int) -> None:
         self._log = path + "-wal"
         self._conn = conn
         self.threshold = threshold
+        self.lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = False
-        #: The frames of the log its checkpoints have copied into the file, in all.
-        self.copied = 0
+        #: What the last of its checkpoints gave: whether it found the log
+        #: busy, the frames in the log and those of them in the file (the
+        #: result of ``PRAGMA wal_checkpoint``); None before the first.
+        self.last: tuple[int, int, int] | None = None
         self._thread = threading.Thread(target=self._run, name="memorywire-checkpoint", daemon=True)
         self._thread.start()
 
@@ -855,10 +864,11 @@ class Checkpointer:
             if self.log_bytes() < self.threshold:
                 continue
             try:
-                _busy, _frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                with self.lock:
+                    busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error:
                 continue  # the store is closing, or another checkpoint runs: the next one copies it
-            self.copied += max(copied, 0)
+            self.last = (busy, frames, copied)
 
     def stop(self) -> None:
         """Stop the thread, after the checkpoint it runs, if any."""
@@ -933,6 +943,7 @@ class Store(StoreState):
         self.checkpoint_limit = CHECKPOINT_LIMIT_BYTES
         if not self.memory:
             self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+            self._writer.execute("PRAGMA journal_size_limit = 0")
             self.checkpoints = Checkpointer(path, self._connect(), CHECKPOINT_BYTES)
 
     @property
@@ -1261,11 +1272,15 @@ class Store(StoreState):
             conn = self._writer
             conn.execute("PRAGMA secure_delete = OFF")
             if not self.memory:
-                conn.execute("PRAGMA busy_timeout = 0")
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-                finally:
-                    conn.execute("PRAGMA busy_timeout = 30000")
+                # After the checkpoint the erasure's commit may have woken,
+                # which would leave this one nothing it may copy.
+                checkpoints = self.checkpoints
+                with checkpoints.lock if checkpoints is not None else nullcontext():
+                    conn.execute("PRAGMA busy_timeout = 0")
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    finally:
+                        conn.execute("PRAGMA busy_timeout = 30000")
 
     # -- housekeeping --------------------------------------------------------------
 
