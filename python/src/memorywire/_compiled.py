@@ -56,7 +56,8 @@ if PURE:
 
 #: The compiled finder of a packed field in a message's bytes
 #: (``_speedups.pb_packed_field``), which gives what ``_wire.packed_field``
-#: gives; None where the extension is not built, or with MEMORYWIRE_PURE=1.
+#: gives for bytes and the field numbers a message can declare; None where
+#: the extension is not built, or with MEMORYWIRE_PURE=1.
 pb_packed_field: Callable[[bytes, int], bytes | None] | None
 try:
     from memorywire._speedups import pb_packed_field

@@ -3820,7 +3820,9 @@ pb_read_varint(const unsigned char *data, Py_ssize_t *pos, Py_ssize_t end, uint6
 /* pb_packed_field(data, number) -> bytes | None: the bytes of the first
  * length-delimited field ``number`` at the top level of a message's bytes,
  * or None where there is none or the bytes before it are not readable
- * (``_wire.packed_field``, whose results it gives). */
+ * (``_wire.packed_field``, whose results it gives for bytes and the field
+ * numbers a message can declare, up to 2**29 - 1; None for a number past
+ * 2**29, and OverflowError past a C long). */
 static PyObject *
 pb_packed_field(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
