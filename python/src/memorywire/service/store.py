@@ -60,7 +60,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -865,10 +865,9 @@ class Checkpointer:
                 continue
             try:
                 with self.lock:
-                    busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    self.last = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             except sqlite3.Error:
                 continue  # the store is closing, or another checkpoint runs: the next one copies it
-            self.last = (busy, frames, copied)
 
     def stop(self) -> None:
         """Stop the thread, after the checkpoint it runs, if any."""
@@ -1274,8 +1273,8 @@ class Store(StoreState):
             if not self.memory:
                 # After the checkpoint the erasure's commit may have woken,
                 # which would leave this one nothing it may copy.
-                checkpoints = self.checkpoints
-                with checkpoints.lock if checkpoints is not None else nullcontext():
+                assert self.checkpoints is not None  # a file store has them
+                with self.checkpoints.lock:
                     conn.execute("PRAGMA busy_timeout = 0")
                     try:
                         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
