@@ -1429,12 +1429,20 @@ class WriteTx(_Reads, WriteState):
             self.store_queued()
         self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
         columns = store_columns(doc)
+        num, seq = t.num, t.last_sequence
         self._queued_records.append(
-            (rid, t.num, doc["id"], t.last_sequence, *columns, self._pos_ahead(t, rid),
+            (rid, num, doc["id"], seq, *columns, self._pos_ahead(t, rid),
              *self.store.analyzer.columns(text), data, vecs))
-        self._index(t, rid, None, doc, "", text)
+        # Its text and embeddings are queued with it.
+        if text:
+            self._queued_texts.append((rid, text))
+        rows = embedding_rows(doc)
+        if rows:
+            self._queued_embeddings.extend([(rid, num, model, dims, off, norm)
+                                            for model, dims, off, _, norm in rows])
+        self.touched[rid] = (num, columns[1], seq, [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
         # created_row, from the columns: status, key and namespace.
-        row = Row(rid, doc["id"], t.last_sequence, 1, columns[1], columns[2], columns[3], 0, doc)
+        row = Row(rid, doc["id"], seq, 1, columns[1], columns[2], columns[3], 0, doc)
         self.known[(t.num, row.id)] = row
         return row
 
@@ -1504,20 +1512,10 @@ class WriteTx(_Reads, WriteState):
             "WHERE tenant = ? AND pos = (SELECT pos FROM records WHERE rid = ?) AND doc IS NULL",
             (rid, rid >> SEQUENCE_BITS, rid))
 
-    def _index(self, t: TenantState, rid: int, old: dict[str, Any] | None,
+    def _index(self, t: TenantState, rid: int, old: dict[str, Any],
                new: dict[str, Any], old_text: str, new_text: str) -> None:
-        if old is None:
-            # A new record: its text and embeddings are queued with it.
-            if new_text:
-                self._queued_texts.append((rid, new_text))
-            rows = embedding_rows(new)
-            num = t.num
-            if rows:
-                self._queued_embeddings.extend([(rid, num, model, dims, off, norm)
-                                                for model, dims, off, _, norm in rows])
-            self.touched[rid] = (num, r.status(new), int(new["sequence"]),
-                                 [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
-            return
+        """Keep the full-text and embedding rows of a replaced record in step
+        (those of a new one are queued by ``create``)."""
         if old_text != new_text:
             if old_text:
                 self._drop_text(rid, old_text)

@@ -482,7 +482,9 @@ def lower_claims(doc: dict[str, Any], stored: Mapping[str, Any] | None = None) -
     entitled to (security.md section 3.3): trust verified or system becomes
     unverified, and origin system is not recorded. A value the stored
     record has already is kept: a patch that leaves it alone does not assert it."""
-    provenance = doc.get("provenance") or {}
+    provenance = doc.get("provenance")
+    if not provenance:
+        return
     before = (stored or {}).get("provenance") or {}
     trust = provenance.get("trust")
     if trust in _ENTITLED_TRUST and trust != before.get("trust"):
