@@ -108,8 +108,10 @@ __all__ = ["CHANGE_NAMES", "CREATED", "DELETED", "UPDATED", "Analyzer", "Checkpo
            "text_query"]
 
 SCHEMA_VERSION = "5"
-#: The page size of a new store file: a record with a 384-dimension
-#: embedding takes about 2 KB, which pages of 4 KB hold with much room left.
+#: The page size of a new store file: the row of a record with a
+#: 384-dimension embedding takes about 2 KB, half a page of 4 KB, so that a
+#: little more text leaves each such page holding one row and half empty;
+#: a page of 16 KB holds eight, with about 1% of it empty.
 PAGE_SIZE = 16384
 #: The size of the write-ahead log past which a checkpoint copies it into the
 #: file: 1000 pages, SQLite's own threshold (which it counts in frames of the
