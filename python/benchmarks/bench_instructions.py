@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_service import SPEC, _sqlite_baseline, ingest_batches
+from bench_service import _sqlite_baseline, ingest_batches, ingest_service
 
 #: The sides of the count: the name the report gives each.
 SIDES = {"memorywire": "memorywire sqlite", "raw": "raw sqlite3 executemany"}
@@ -52,19 +52,8 @@ def child(side: str, count: int, args: argparse.Namespace) -> None:
         path = str(Path(workdir) / "ingest.sqlite3")
         if side == "raw":
             _sqlite_baseline(path, work, "FULL", False)
-            return
-        from memorywire.service import Service
-        from memorywire.service.operations import Call
-        from memorywire.service.stores import open_store
-
-        store = open_store(path, synchronous="FULL")
-        try:
-            svc = Service(store)
-            call = Call("bench")
-            for n, items in enumerate(work):
-                svc.put(call, {"specversion": SPEC, "operation_id": f"ingest-{n}", "items": items})
-        finally:
-            store.close()
+        else:
+            ingest_service(path, work, "FULL")
 
 
 def main_thread_instructions(side: str, count: int, args: argparse.Namespace) -> int:

@@ -371,21 +371,23 @@ def text_of(doc: Mapping[str, Any]) -> str:
         _tool_call_text(doc["tool_call"], out)
     elif "tool_result" in doc:
         _tool_result_text(doc["tool_result"], out)
-    # A payload of one text is that text (Put reads each record's twice).
     elif "fact" in doc:
-        return doc["fact"].get("text", "")  # type: ignore[no-any-return]
+        out.append(doc["fact"].get("text", ""))
     elif "episode" in doc:
-        return doc["episode"].get("text", "")  # type: ignore[no-any-return]
+        out.append(doc["episode"].get("text", ""))
     elif "summary" in doc:
-        return doc["summary"].get("text", "")  # type: ignore[no-any-return]
+        out.append(doc["summary"].get("text", ""))
     elif "block" in doc:
-        return doc["block"].get("value", "")  # type: ignore[no-any-return]
+        out.append(doc["block"].get("value", ""))
     elif "procedure" in doc:
         out.extend((doc["procedure"].get("name", ""), doc["procedure"].get("description", "")))
     elif "emotion" in doc:
-        return doc["emotion"].get("text", "")  # type: ignore[no-any-return]
+        out.append(doc["emotion"].get("text", ""))
     elif "custom" in doc:
         _value_strings(doc["custom"].get("value"), out)
+    # Most payloads hold one text (Put reads each record's twice): no join.
+    if len(out) == 1:
+        return out[0]
     return "\n".join([t for t in out if t])
 
 
@@ -523,8 +525,6 @@ def _split(doc: Mapping[str, Any], option: int) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc, option=option), None
-    if len(embeddings) == 1:
-        return counted_json(doc, embeddings, option), raw_values(embeddings[0]["values"])
     return counted_json(doc, embeddings, option), b"".join([raw_values(e["values"]) for e in embeddings])
 
 

@@ -1445,7 +1445,7 @@ class WriteTx(_Reads, WriteState):
         self.touched[rid] = (num, columns[1], seq, [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
         # created_row, from the columns: status, key and namespace.
         row = Row(rid, doc["id"], seq, 1, columns[1], columns[2], columns[3], 0, doc)
-        self.known[(t.num, row.id)] = row
+        self.known[(num, row.id)] = row
         return row
 
     def _pos_ahead(self, t: TenantState, rid: int) -> int:
