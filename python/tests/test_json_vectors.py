@@ -147,12 +147,24 @@ def test_the_scan_reads_a_vector_ahead_of_the_decoder() -> None:
     values = got["embeddings"][0]["values"]
     assert [type(x) for x in values] == [type(x) for x in LONG]
     assert [math.copysign(1, x) for x in values] == [math.copysign(1, x) for x in LONG]
-    # A short vector, or one under a text with an escape, is the decoder's to read.
+    # A short vector, or one in a text where a string could decode to the
+    # placeholder (the escape \u0001), is the decoder's to read.
     for text in (_text({**BASE, "embeddings": [{"values": LONG[:15], "dimensions": 15, "model": "m"}]}),
-                 _text({**BASE, "tags": ["a\n"], "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"}]})):
+                 _text({**BASE, "tags": ["a\x01"], "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"}]}),
+                 _text({**BASE, "tags": ["\x01", "b"], "embeddings": [{"values": LONG, "dimensions": 16,
+                                                                          "model": "m"}]})):
         seen.clear()
         assert fast_path(text) == json.loads(text)
         assert seen == [text]
+    # Any other escape leaves the vector to the scan: \\u0001 (a backslash,
+    # then the letter u) as well.
+    for tag in ('"a\\n"', '"say \\"hi\\""', '"\\\\u0001"', '"\\u00e9\\ud83d\\ude00"'):
+        text = _text({**BASE, "tags": ["T"], "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"}]}
+                     ).replace(b'"T"', tag.encode())
+        assert b"\\" in text
+        seen.clear()
+        assert fast_path(text) == json.loads(text)
+        assert seen == [text.replace(LONG_TEXT.encode(), b'"\\u0001"')]
 
 
 def test_the_scan_reads_the_vectors_of_a_batch() -> None:
@@ -221,6 +233,11 @@ CASES = [
     _with_vector('"\\u0001"', metadata={"values": LONG}),
     _with_vector(LONG_TEXT, metadata={"values": LONG}),
     _with_vector(LONG_TEXT, extensions={"com.example.x": {"values": LONG}}),
+    # Escapes beside a vector read: other than \u0001, and \u0001 itself.
+    _with_vector(LONG_TEXT).replace(b'"tags":["x"]', b'"tags":["a\\n\\"b\\\\u0001"]'),
+    _with_vector(LONG_TEXT).replace(b'"tags":["x"]', b'"tags":["\\u0001"]'),
+    _with_vector(LONG_TEXT.replace("0.5", "1e39")).replace(b'"tags":["x"]', b'"tags":["a\\tb"]'),
+    _with_vector(LONG_TEXT.replace("0.5", "-0")).replace(b'"tags":["x"]', b'"tags":["a\\/b"]'),
     # The placeholder's text where a string goes, beside a vector read.
     _with_vector(LONG_TEXT).replace(b'"id":"r1"', b'"id":"\\u0001"'),
     _with_vector(LONG_TEXT).replace(b'"tags":["x"]', b'"tags":' + LONG_TEXT.encode()),

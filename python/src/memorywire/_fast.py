@@ -36,7 +36,8 @@ refuses the others raw), a second set of types leaves out the pattern of
 identifiers that says just that, which Python's ``re`` would otherwise run
 on each.
 
-In a JSON text without escapes, the scan also reads each array of 16
+In a JSON text that holds neither the byte 0x01 nor its escape (the
+character of the placeholder), the scan also reads each array of 16
 numbers or more that is the value of a member named as a float32 vector
 field is (the Eisel-Lemire algorithm, with the table of
 :func:`_decimal_powers`), and the typed decoder gets the text with a

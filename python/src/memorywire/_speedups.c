@@ -59,9 +59,10 @@ zero_bytes(uint64_t w)
  * parses a few hundred bytes instead of thousands of digits. The walk puts
  * each vector back where it finds a placeholder in a vector field, in the
  * order of the text; a document in which any placeholder lands elsewhere
- * has fewer placeholders taken than given, and goes to the walkers. No
- * string of a text without escapes can be the placeholder: the scan reads
- * vectors only in such a text that holds no byte 0x01 either. */
+ * has fewer placeholders taken than given, and goes to the walkers. A
+ * string decodes to the placeholder only where the text holds the byte 0x01
+ * or the escape \u0001 (no other spelling of U+0001 exists in JSON): the
+ * scan keeps the vectors it read only in a text that holds neither. */
 
 #define IS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
 #define IS_SPACE(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
@@ -373,7 +374,8 @@ is_vector_name(const ReadVectors *rv, const unsigned char *name, Py_ssize_t leng
 
 /* The scan of json_scan over n bytes at p: 1 with the members and whether
  * the text is clean, 0 when unsure. With rv, it reads the float32 vectors
- * of a text without escapes (rv->n of them; none in any other text). */
+ * of a text that no string of can decode to the placeholder (rv->n of
+ * them; none in any other text). */
 static int
 json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, int *clean_out, ReadVectors *rv)
 {
@@ -381,6 +383,7 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
     long long members = 0;
     int escaped_name = 0; /* whether the last string held a backslash */
     int escapes = 0;
+    int placeholder_escape = 0; /* whether the text holds the escape \u0001 */
     const unsigned char *name = NULL; /* the bytes of the last string, between its quotes */
     Py_ssize_t name_length = 0;
     while (i < n) {
@@ -412,6 +415,8 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
                     break;
                 }
                 backslash = 1;
+                if (end - s >= 6 && memcmp(s, "\\u0001", 6) == 0)
+                    placeholder_escape = 1;
                 s += 2; /* the backslash and the byte it escapes */
                 if (s >= end) {
                     s = end;
@@ -429,7 +434,7 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
             members++;
             if (escaped_name)
                 return 0;
-            if (rv != NULL && !escapes && name != NULL
+            if (rv != NULL && name != NULL
                 && is_vector_name(rv, name, name_length)) {
                 Py_ssize_t k = i + 1;
                 while (k < n && IS_SPACE(p[k]))
@@ -457,7 +462,7 @@ json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_o
     }
     *members_out = members;
     *clean_out = !escapes && memchr(p, 0x7f, (size_t)n) == NULL;
-    if (rv != NULL && (escapes || (rv->n && memchr(p, VECTOR_PLACEHOLDER_CHAR, (size_t)n) != NULL))) {
+    if (rv != NULL && rv->n && (placeholder_escape || memchr(p, VECTOR_PLACEHOLDER_CHAR, (size_t)n) != NULL)) {
         rv->n = 0;
         rv->used = 0;
     }
