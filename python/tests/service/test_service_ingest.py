@@ -311,6 +311,27 @@ def test_float32s_are_the_same_without_the_compiled_packer() -> None:
         records.raw_values([0.5, "x"])
 
 
+def test_a_put_leaves_no_reference_cycle(tmp_path: Path) -> None:
+    """What a Put leaves, reference counting frees as it returns: the
+    collector, paused during the Put, finds nothing to collect after it
+    (a write transaction in a cycle would hold its embeddings' bytes)."""
+    store = Store(str(tmp_path / "s.sqlite3"))
+    svc = Service(store)
+    try:
+        svc.put(Call("t"), _request("op-1"))  # the tenant, the first statements
+        gc.collect()
+        gc.disable()
+        try:
+            svc.put(Call("t"), {**_request("op-2"), "items": [
+                {"record": {**fact(f"r{i}", f"text {i}"), "embeddings": embedding([0.5, float(i)])}}
+                for i in range(50)]})
+            assert gc.collect() == 0
+        finally:
+            gc.enable()
+    finally:
+        store.close()
+
+
 def test_the_collector_is_paused_during_a_put(tmp_path: Path) -> None:
     store = Store(str(tmp_path / "s.sqlite3"))
     seen: list[tuple[str, bool]] = []

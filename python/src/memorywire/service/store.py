@@ -58,6 +58,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -623,11 +624,18 @@ def _matches(where_r: str) -> str:
 class _Queued:
     """The connection of a write transaction, which first stores the rows
     the transaction queued (``WriteTx.store_queued``), so that every
-    statement sees them."""
+    statement sees them. It holds the transaction weakly: a reference
+    cycle would keep what the transaction held (the bytes of every
+    embedding it wrote) until the garbage collector ran."""
 
-    def __init__(self, conn: sqlite3.Connection, store_queued: Callable[[], None]) -> None:
+    def __init__(self, conn: sqlite3.Connection, tx: WriteTx) -> None:
         self._conn = conn
-        self._store_queued = store_queued
+        self._tx = weakref.ref(tx)
+
+    def _store_queued(self) -> None:
+        tx = self._tx()
+        if tx is not None:
+            tx.store_queued()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         self._store_queued()
@@ -1325,7 +1333,7 @@ class WriteTx(_Reads, WriteState):
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
         self.store = store
-        self.conn = _Queued(conn, self.store_queued)
+        self.conn = _Queued(conn, self)
         self._writer = conn
         #: The rows of new records, their texts, embeddings and changes,
         #: stored together (``store_queued``) before the next statement of
