@@ -57,8 +57,8 @@ _tokens = st.one_of(
 
 #: Numbers at the edges of the reading: halfway between two binary64
 #: values (rounded to even), subnormals and the smallest one, beyond the
-#: 19 digits the fast algorithm takes, the edges of Clinger's exact
-#: powers, the float32 range and its edge, the exponents of the table.
+#: 19 digits the fast algorithm takes, the largest exact power of ten and
+#: the next, the float32 range and its edge, the exponents of the table.
 HARD = [
     "9007199254740993.0", "9007199254740995.0", "2.2250738585072011e-308", "2.2250738585072014e-308",
     "4.9406564584124654e-324", "2.4703282292062328e-324", "2.4703282292062327e-324", "1e-400", "-1e-400",

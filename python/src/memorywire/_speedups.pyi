@@ -13,8 +13,8 @@ def json_scan(data: bytes, /) -> tuple[int, bool] | None:
 def decimal_powers(table: bytes, /) -> None:
     """Set the powers of five with which JSON numbers are read (the
     Eisel-Lemire algorithm): 5^q for q from -342 to 308, 128 bits each, the
-    high word first, both little-endian. Until set, a number beyond
-    Clinger's fast path is read by PyOS_string_to_double."""
+    high word first, both little-endian. Until set, every number but an
+    integer token is read by PyOS_string_to_double."""
 
 def json_numbers(text: bytes, /) -> list[float | int] | None:
     """The numbers of a JSON array of numbers, read as the scan reads a
