@@ -131,6 +131,22 @@ def test_a_bad_vector_fails_as_it_does_with_values(module: Any, bad: bytes) -> N
         module.Decoder(RECORD).decode_walk_binary_vectors(data)
 
 
+@pytest.mark.parametrize("at", [0, 3, 4, 17, 31, 36])
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_long_vector_with_a_value_not_finite_fails_wherever_it_is(at: int, bad: float) -> None:
+    """A value not finite anywhere in a long MessagePack vector (37 values:
+    whole blocks of a vectorized check and a remainder) is found."""
+    values = [0.25 * i for i in range(37)]
+    good = mm.encode(record(values, 37))
+    raw = struct.pack("<37f", *values)
+    data = good.replace(raw, raw[:4 * at] + struct.pack("<f", bad) + raw[4 * at + 4:])
+    assert data != good
+    same(mm, RECORD, data)
+    for vectors in ("bytes", "floats"):
+        with pytest.raises(MemorywireError):
+            mm.decode(data, vectors=vectors)
+
+
 @pytest.mark.parametrize("module", [mm, mp], ids=["msgpack", "protobuf"])
 @pytest.mark.parametrize("dims", [len(VALUES), len(VALUES) * 4, len(VALUES) - 1])
 def test_dimensions_are_counted_in_values_not_bytes(module: Any, dims: int) -> None:
