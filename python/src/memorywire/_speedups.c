@@ -366,7 +366,7 @@ is_vector_name(const ReadVectors *rv, const unsigned char *name, Py_ssize_t leng
 
 /* The scan of json_scan over n bytes at p: 1 with the members and whether
  * the text is clean, 0 when unsure. With rv, it reads the float32 vectors
- * of a text that no string of can decode to the placeholder (rv->n of
+ * of a text in which no string can decode to the placeholder (rv->n of
  * them; none in any other text). */
 static int
 json_scan_bytes(const unsigned char *p, const Py_ssize_t n, long long *members_out, int *clean_out, ReadVectors *rv)
