@@ -159,8 +159,7 @@ def test_the_scan_reads_a_vector_ahead_of_the_decoder() -> None:
     # Any other escape leaves the vector to the scan: \\u0001 (a backslash,
     # then the letter u) as well.
     for tag in ('"a\\n"', '"say \\"hi\\""', '"\\\\u0001"', '"\\u00e9\\ud83d\\ude00"'):
-        text = _text({**BASE, "tags": ["T"], "embeddings": [{"values": LONG, "dimensions": 16, "model": "m"}]}
-                     ).replace(b'"T"', tag.encode())
+        text = _with_vector(LONG_TEXT).replace(b'"tags":["x"]', b'"tags":[' + tag.encode() + b"]")
         assert b"\\" in text
         seen.clear()
         assert fast_path(text) == json.loads(text)

@@ -815,6 +815,16 @@ def _vector_rows(conn: sqlite3.Connection | _Queued, tenant: int, model: str,
         yield rows
 
 
+def _embedding_entries(rid: int, tenant: int, doc: Mapping[str, Any]
+                       ) -> tuple[list[tuple[int, int, str, int, int, float]], list[Any]]:
+    """The rows of the embeddings table of a record's embeddings
+    (``embedding_rows``), and their entries in the vector indexes (model,
+    dimensions, binary32 bytes, norm)."""
+    rows = embedding_rows(doc)
+    return ([(rid, tenant, model, dims, off, norm) for model, dims, off, _, norm in rows],
+            [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
+
+
 def _chunks(rids: Iterable[int]) -> Iterator[list[int]]:
     ids = list(rids)
     for start in range(0, len(ids), 500):
@@ -1446,11 +1456,9 @@ class WriteTx(_Reads, WriteState):
         # Its text and embeddings are queued with it.
         if text:
             self._queued_texts.append((rid, text))
-        rows = embedding_rows(doc)
-        if rows:
-            self._queued_embeddings.extend([(rid, num, model, dims, off, norm)
-                                            for model, dims, off, _, norm in rows])
-        self.touched[rid] = (num, columns[1], seq, [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
+        table, indexed = _embedding_entries(rid, num, doc)
+        self._queued_embeddings.extend(table)
+        self.touched[rid] = (num, columns[1], seq, indexed)
         # created_row, from the columns: status, key and namespace.
         row = Row(rid, doc["id"], seq, 1, columns[1], columns[2], columns[3], 0, doc)
         self.known[(num, row.id)] = row
@@ -1537,12 +1545,9 @@ class WriteTx(_Reads, WriteState):
         if old_emb != new_emb:
             if old_emb:
                 self._drop_embeddings(t, rid, old)
-            rows = embedding_rows(new)
-            if rows:
-                self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)",
-                                      [(rid, t.num, model, dims, off, norm)
-                                       for model, dims, off, _, norm in rows])
-            indexed = [(model, dims, raw, norm) for model, dims, _, raw, norm in rows]
+            table, indexed = _embedding_entries(rid, t.num, new)
+            if table:
+                self.conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", table)
         prev = self.touched.get(rid)
         if indexed is None and prev is not None and prev[3] is not None:
             indexed = prev[3]
