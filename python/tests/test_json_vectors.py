@@ -90,6 +90,93 @@ def test_numbers_read_as_json_loads_reads_them(token: str) -> None:
         assert len(got) == 2 and _same_number(got[1], expected)
 
 
+#: Numbers of the shape whose digits the scan reads at once where the text
+#: has room about them (-?(0|[1-9][0-9]*).[0-9]+, 19 digits or fewer), those
+#: just beyond it, and what only looks like it.
+_plain = st.builds(
+    lambda sign, whole, fraction, tail: sign + whole + "." + fraction + tail,
+    st.sampled_from(["", "-"]),
+    st.one_of(st.just("0"), st.builds(lambda a, b: a + b, st.sampled_from("123456789"),
+                                      st.text("0123456789", max_size=20))),
+    st.text("0123456789", min_size=1, max_size=24),
+    st.sampled_from(["", "", "", "e5", "E-2", "e+0"]))
+
+
+def _amid(token: str, before: int, after: int, separator: str = ",") -> tuple[bytes, list[str]]:
+    """An array with the token twice, `before` numbers ahead of it and
+    `after` numbers behind: room on both sides once both are 8 or more."""
+    tokens = ["0.5"] * before + [token, token] + ["-0.25"] * after
+    return ("[" + separator.join(tokens) + "]").encode(), tokens
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(token=st.one_of(_plain, _tokens), before=st.integers(0, 10), after=st.integers(0, 10),
+       separator=st.sampled_from([",", ", ", " ,", ",\n"]))
+@example(token="-0.0000", before=8, after=8, separator=",")
+@example(token="1234567890.123456789", before=8, after=8, separator=",")
+@example(token="1234567890.1234567890", before=8, after=8, separator=",")
+def test_numbers_amid_a_long_vector_read_as_json_loads_reads_them(token: str, before: int, after: int,
+                                                                  separator: str) -> None:
+    text, tokens = _amid(token, before, after, separator)
+    got = _speedups.json_numbers(text)
+    expected = [_expected(t) for t in tokens]
+    if None in expected:
+        assert got is None, (token, got)
+    else:
+        assert got is not None and len(got) == len(expected), (token, got)
+        assert all(_same_number(g, e) for g, e in zip(got, expected, strict=True)), (token, got, expected)
+
+
+def test_every_length_of_a_plain_number_reads_as_json_loads_reads_it() -> None:
+    """Each count of digits before the point (none but 0, then 1 to 21) and
+    after it (1 to 24), with random digits and both signs, in one long
+    array: lengths within the 19 digits read at once and beyond them."""
+    import random
+
+    r = random.Random(7)
+    tokens = []
+    for whole in range(22):
+        for fraction in range(1, 25):
+            for sign in ("", "-"):
+                head = "0" if whole == 0 else r.choice("123456789") + "".join(r.choices("0123456789", k=whole - 1))
+                tokens.append(sign + head + "." + "".join(r.choices("0123456789", k=fraction)))
+    text = ("[" + ",".join(tokens) + "]").encode()
+    got = _speedups.json_numbers(text)
+    assert got is not None and len(got) == len(tokens)
+    bad = [(t, g) for t, g in zip(tokens, got, strict=True) if not _same_number(g, json.loads(t))]
+    assert not bad, bad[:5]
+
+
+def test_the_last_of_19_digits_decides_where_a_value_rounds() -> None:
+    """Values of 19 digits just either side of the midpoint between two
+    binary64 values, so close that the last digit alone decides which way
+    each rounds, in one long array."""
+    import random
+    from fractions import Fraction
+
+    r = random.Random(11)
+    tokens = []
+    for _ in range(300):
+        x = r.uniform(0.001, 1000.0) if r.random() < 0.3 else r.uniform(0.0, 1.0)
+        midpoint = (Fraction(x) + Fraction(math.nextafter(x, math.inf))) / 2
+        scale = 19 - len(str(int(x))) if x >= 1 else 19  # digits after the point
+        low = math.floor(midpoint * 10**scale)
+        for value in (low, low + 1):
+            digits = str(value).rjust(scale + 1, "0")
+            tokens.append(r.choice(["", "-"]) + (digits[:-scale].lstrip("0") or "0") + "." + digits[-scale:])
+    assert len(tokens) == 600
+    got = _speedups.json_numbers(("[" + ",".join(tokens) + "]").encode())
+    assert got is not None
+    bad = [(t, g) for t, g in zip(tokens, got, strict=True) if not _same_number(g, json.loads(t))]
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("token", ["01.5", "00.5", "-.5", ".5", "1.", "1.e5", "0.5.5", "--0.5", "-", "0.5e",
+                                   "1.5E+", "0x1.5", "0.5x", "1_000.5"])
+def test_what_only_looks_like_a_plain_number_amid_a_long_vector_is_not_read(token: str) -> None:
+    assert _speedups.json_numbers(_amid(token, 10, 10)[0]) is None
+
+
 @pytest.mark.parametrize("text", [b"[]", b"[1,]", b"[,1]", b"[01]", b"[1.]", b"[.5]", b"[1e]", b"[+1]", b"[1 2]",
                                   b'[1,"2"]', b"[1,[2]]", b"[1", b"[1]x", b"[NaN]", b"[Infinity]", b"[0x10]",
                                   b"[1e5000]", b"[-]", b"[1,-0]", b"[\x0c1]"])

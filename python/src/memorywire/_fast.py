@@ -40,7 +40,8 @@ In a JSON text that holds neither the byte 0x01 nor its escape (the
 character of the placeholder), the scan also reads each array of 16
 numbers or more that is the value of a member named as a float32 vector
 field is (the Eisel-Lemire algorithm, with the table of
-:func:`_decimal_powers`), and the typed decoder gets the text with a
+:func:`_decimal_powers`; on x86-64 the digits of a number without an
+exponent all at once), and the typed decoder gets the text with a
 placeholder in its place: most of the bytes of a record with an embedding
 are its digits. The walk puts each vector back where a vector field holds
 the placeholder; a document in which one lands anywhere else has fewer

@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* 2**128 - 2**103: the least magnitude that rounds to an infinity in binary32
  * (memorywire._compiled.FLOAT32_OVERFLOW). */
@@ -114,10 +117,17 @@ typedef struct {
 
 #if defined(__SIZEOF_INT128__) && defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
 #define EISEL_LEMIRE 1
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
 /* The binary64 nearest to w * 10^q (w > 0, q within the table), by the
  * Eisel-Lemire algorithm (Lemire, "Number Parsing at a Gigabyte per
- * Second", 2021, sections 5 and 6): 1, or 0 where it cannot tell. */
-static int
+ * Second", 2021, sections 5 and 6): 1, or 0 where it cannot tell. Inlined
+ * in both its callers: called, it made a vector about a sixth slower. */
+static ALWAYS_INLINE int
 eisel_lemire(int64_t q, uint64_t w, int negative, double *out)
 {
     const int lz = __builtin_clzll(w);
@@ -194,6 +204,79 @@ eight_digits_value(uint64_t v)
     v = v * 10 + (v >> 8);
     return (((v & mask) * 0x000F424000000064ULL) + (((v >> 16) & mask) * 0x0000271000000001ULL)) >> 32;
 }
+#endif
+
+#if defined(__SSE2__)
+#define DIGITS_AT_ONCE 1
+/* Masks of 16 lanes: a load at LANES + k keeps the last k lanes of a word,
+ * one at LANES + 32 - k the first k (k from 0 to 16). */
+static const unsigned char LANES[48] = {
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+};
+
+/* The length of the run of digits that the 32 bytes a, b begin with. */
+static inline int
+digit_run_of(__m128i a, __m128i b)
+{
+    /* c is a digit when c - ('0' + 128) is below -118, as a signed byte. */
+    const __m128i shift = _mm_set1_epi8((char)('0' + 128)), bound = _mm_set1_epi8(-118);
+    const uint64_t digits = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_sub_epi8(a, shift), bound))
+                            | (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(_mm_sub_epi8(b, shift), bound)) << 16;
+    return __builtin_ctzll(~digits);
+}
+
+/* The length of the run of digits at s, up to 32: s[0, 32) is read. */
+static inline int
+digit_run(const unsigned char *s)
+{
+    return digit_run_of(_mm_loadu_si128((const __m128i *)s), _mm_loadu_si128((const __m128i *)(s + 16)));
+}
+
+/* The number the 16 lanes of t spell, each lane a digit's value and lane 0
+ * the most significant: pairs, then fours, then eights. */
+static inline uint64_t
+sixteen_digits(__m128i t)
+{
+    const __m128i pairs = _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(t, _mm_set1_epi16(0xFF)), _mm_set1_epi16(10)),
+                                        _mm_srli_epi16(t, 8));
+    const __m128i fours = _mm_madd_epi16(pairs, _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100));
+    const __m128i packed = _mm_packs_epi32(fours, fours);
+    const __m128i eights = _mm_madd_epi16(packed, _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000));
+    return (uint64_t)(uint32_t)_mm_cvtsi128_si32(eights) * 100000000
+           + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(eights, 4));
+}
+
+/* The value of the `length` (1 to 19) digits that end at e, without a
+ * branch: the last 16 in one 16-byte word, the 3 before them in one 4-byte
+ * word (the bytes before the digits read as zeros). e[-20, 0) is read. */
+static inline uint64_t
+digits_before(const unsigned char *e, int length)
+{
+    const int lanes = length < 16 ? length : 16;
+    const __m128i t = _mm_and_si128(_mm_sub_epi8(_mm_loadu_si128((const __m128i *)(e - 16)), _mm_set1_epi8('0')),
+                                    _mm_loadu_si128((const __m128i *)(LANES + lanes)));
+    /* The 0 to 3 digits before those, in the top bytes of the little-endian
+     * word e[-20, -16). */
+    static const uint32_t top_bytes[4] = {0, 0xFF000000u, 0xFFFF0000u, 0xFFFFFF00u};
+    const uint32_t keep = top_bytes[length > 16 ? length - 16 : 0];
+    uint32_t before;
+    memcpy(&before, e - 20, 4);
+    before = ((before & keep) | (0x30303030u & ~keep)) - 0x30303030u;
+    before = before * 10 + (before >> 8); /* bytes 0 and 2: two digits each */
+    const uint64_t first = (before & 0xFF) * 100 + ((before >> 16) & 0xFF);
+    return first * 10000000000000000ULL + sixteen_digits(t);
+}
+
+static const uint64_t powers_of_ten[20] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+    1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+    1000000000000000000ULL, 10000000000000000000ULL,
+};
+#else
+#define DIGITS_AT_ONCE 0
 #endif
 
 /* Read the JSON number at p[k] (RFC 8259 section 6) into out: the offset
@@ -303,6 +386,65 @@ read_number(const unsigned char *p, Py_ssize_t k, const Py_ssize_t n, JsonNumber
     return k;
 }
 
+#if DIGITS_AT_ONCE && EISEL_LEMIRE
+/* Read a number of the plain shape most vectors hold, -?(0|[1-9][0-9]*).[0-9]+
+ * with 19 digits or fewer, at p[k] where p[k - 20, k + 64) is within the
+ * text: the offset after it, or -1 for read_number to read it (anything
+ * else, even a number: this reads only what it is sure of). Its digits at
+ * once: a loop over them would stop at a different digit each time. */
+static inline Py_ssize_t
+read_plain_number(const unsigned char *p, Py_ssize_t k, JsonNumber *out)
+{
+    const int negative = p[k] == '-';
+    const unsigned char *s = p + k + negative, *fraction;
+    uint64_t w;
+    int q;
+    if (s[0] == '0' && s[1] == '.') {
+        /* Below one, as the values of most vectors are: the first 19
+         * digits of the fraction, zeros past its end, times 10^-19. */
+        fraction = s + 2;
+        const __m128i a = _mm_loadu_si128((const __m128i *)fraction),
+                      b = _mm_loadu_si128((const __m128i *)(fraction + 16));
+        const int run = digit_run_of(a, b);
+        if (run == 0 || run > 19 || (fraction[run] | 0x20) == 'e')
+            return -1;
+        const __m128i t = _mm_and_si128(_mm_sub_epi8(a, _mm_set1_epi8('0')),
+                                        _mm_loadu_si128((const __m128i *)(LANES + 32 - (run < 16 ? run : 16))));
+        /* Digits 16 to 18 in the low bytes of a little-endian word. */
+        static const uint32_t low_bytes[4] = {0, 0xFFu, 0xFFFFu, 0xFFFFFFu};
+        const uint32_t keep = low_bytes[run > 16 ? run - 16 : 0];
+        uint32_t after;
+        memcpy(&after, fraction + 16, 4);
+        after = ((after & keep) | (0x30303030u & ~keep)) - 0x30303030u;
+        const uint32_t pairs = after * 10 + (after >> 8); /* byte 0: digits 16 and 17 */
+        w = sixteen_digits(t) * 1000 + (pairs & 0xFF) * 10 + ((after >> 16) & 0xFF);
+        q = -19;
+        k = fraction + run - p;
+    }
+    else {
+        const int whole = digit_run(s);
+        if (whole == 0 || whole > 19 || s[whole] != '.' || s[0] == '0') /* no leading zero */
+            return -1;
+        fraction = s + whole + 1;
+        const int run = digit_run(fraction);
+        if (run == 0 || whole + run > 19 || (fraction[run] | 0x20) == 'e')
+            return -1;
+        w = digits_before(s + whole, whole) * powers_of_ten[run] + digits_before(fraction + run, run);
+        q = -run;
+        k = fraction + run - p;
+    }
+    double d;
+    if (w == 0)
+        d = negative ? -0.0 : 0.0;
+    else if (!have_decimal_powers || !eisel_lemire(q, w, negative, &d))
+        return -1;
+    /* Below 10^19: within the float32 range. */
+    out->kind = N_REAL;
+    out->u.real = d;
+    return k;
+}
+#endif
+
 /* Read the array of numbers whose '[' is at p[k]: the offset after its
  * ']', or -1 where it is not one the scan reads (its numbers dropped). */
 static Py_ssize_t
@@ -321,10 +463,20 @@ read_vector(ReadVectors *rv, const unsigned char *p, Py_ssize_t k, const Py_ssiz
             rv->numbers = grown;
             rv->capacity = more;
         }
-        k = read_number(p, k, n, &rv->numbers[rv->used]);
+        JsonNumber *number = &rv->numbers[rv->used];
+#if DIGITS_AT_ONCE && EISEL_LEMIRE
+        const Py_ssize_t plain = k >= 20 && n - k >= 64 ? read_plain_number(p, k, number) : -1;
+        k = plain >= 0 ? plain : read_number(p, k, n, number);
+#else
+        k = read_number(p, k, n, number);
+#endif
         if (k < 0 || rv->used - first >= rv->most)
             break;
         rv->used++;
+        if (k < n && p[k] == ',' && k + 1 < n && !IS_SPACE(p[k + 1])) {
+            k++; /* the compact form */
+            continue;
+        }
         while (k < n && IS_SPACE(p[k]))
             k++;
         if (k >= n)
