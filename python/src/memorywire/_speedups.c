@@ -392,13 +392,26 @@ read_number(const unsigned char *p, Py_ssize_t k, const Py_ssize_t n, JsonNumber
  * text: the offset after it, or -1 for read_number to read it (anything
  * else, even a number: this reads only what it is sure of). Its digits at
  * once: a loop over them would stop at a different digit each time. */
+/* Set out to w * 10^q (w below 10^19, q from -19 to -1, so within the
+ * float32 range): 1, or 0 where Eisel-Lemire cannot tell. */
+static ALWAYS_INLINE int
+plain_value(uint64_t w, int q, int negative, JsonNumber *out)
+{
+    double d;
+    if (w == 0)
+        d = negative ? -0.0 : 0.0;
+    else if (!have_decimal_powers || !eisel_lemire(q, w, negative, &d))
+        return 0;
+    out->kind = N_REAL;
+    out->u.real = d;
+    return 1;
+}
+
 static inline Py_ssize_t
 read_plain_number(const unsigned char *p, Py_ssize_t k, JsonNumber *out)
 {
     const int negative = p[k] == '-';
     const unsigned char *s = p + k + negative, *fraction;
-    uint64_t w;
-    int q;
     if (s[0] == '0' && s[1] == '.') {
         /* Below one, as the values of most vectors are: the first 19
          * digits of the fraction, zeros past its end, times 10^-19. */
@@ -417,9 +430,9 @@ read_plain_number(const unsigned char *p, Py_ssize_t k, JsonNumber *out)
         memcpy(&after, fraction + 16, 4);
         after = ((after & keep) | (0x30303030u & ~keep)) - 0x30303030u;
         const uint32_t pairs = after * 10 + (after >> 8); /* byte 0: digits 16 and 17 */
-        w = sixteen_digits(t) * 1000 + (pairs & 0xFF) * 10 + ((after >> 16) & 0xFF);
-        q = -19;
-        k = fraction + run - p;
+        const uint64_t w = sixteen_digits(t) * 1000 + (pairs & 0xFF) * 10 + ((after >> 16) & 0xFF);
+        /* A constant exponent: Eisel-Lemire folds its power and table entry. */
+        return plain_value(w, -19, negative, out) ? fraction + run - p : -1;
     }
     else {
         const int whole = digit_run(s);
@@ -429,19 +442,9 @@ read_plain_number(const unsigned char *p, Py_ssize_t k, JsonNumber *out)
         const int run = digit_run(fraction);
         if (run == 0 || whole + run > 19 || (fraction[run] | 0x20) == 'e')
             return -1;
-        w = digits_before(s + whole, whole) * powers_of_ten[run] + digits_before(fraction + run, run);
-        q = -run;
-        k = fraction + run - p;
+        const uint64_t w = digits_before(s + whole, whole) * powers_of_ten[run] + digits_before(fraction + run, run);
+        return plain_value(w, -run, negative, out) ? fraction + run - p : -1;
     }
-    double d;
-    if (w == 0)
-        d = negative ? -0.0 : 0.0;
-    else if (!have_decimal_powers || !eisel_lemire(q, w, negative, &d))
-        return -1;
-    /* Below 10^19: within the float32 range. */
-    out->kind = N_REAL;
-    out->u.real = d;
-    return k;
 }
 #endif
 
