@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import struct
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -131,8 +133,6 @@ def test_every_length_of_a_plain_number_reads_as_json_loads_reads_it() -> None:
     """Each count of digits before the point (none but 0, then 1 to 21) and
     after it (1 to 24), with random digits and both signs, in one long
     array: lengths within the 19 digits read at once and beyond them."""
-    import random
-
     r = random.Random(7)
     tokens = []
     for whole in range(22):
@@ -151,9 +151,6 @@ def test_the_last_of_19_digits_decides_where_a_value_rounds() -> None:
     """Values of 19 digits just either side of the midpoint between two
     binary64 values, so close that the last digit alone decides which way
     each rounds, in one long array."""
-    import random
-    from fractions import Fraction
-
     r = random.Random(11)
     tokens = []
     for _ in range(300):
