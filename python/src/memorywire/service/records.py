@@ -197,7 +197,7 @@ def content_hash(doc: Mapping[str, Any]) -> str | None:
 
 def payload_hash(payload: Mapping[str, Any]) -> str:
     """The content hash of a record of a canonical payload."""
-    return "sha256:" + hashlib.sha256(dumps(payload)).hexdigest()
+    return "sha256:" + hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def status(doc: Mapping[str, Any]) -> str:
@@ -525,6 +525,15 @@ def _split(doc: Mapping[str, Any], option: int) -> tuple[bytes, bytes | None]:
     embeddings = doc.get("embeddings")
     if not embeddings:
         return orjson.dumps(doc, option=option), None
+    raws = []
+    for e in embeddings:
+        values = e.get("values")
+        if type(values) is not Vector:
+            break
+        raws.append(values.raw)
+    else:
+        # Every embedding holds a Vector (a record Put writes): counted_dumps, inlined.
+        return orjson.dumps(doc, default=_vector_count, option=option), b"".join(raws)
     return counted_json(doc, embeddings, option), b"".join([raw_values(e["values"]) for e in embeddings])
 
 

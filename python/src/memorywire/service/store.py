@@ -820,9 +820,11 @@ def _embedding_entries(rid: int, tenant: int, doc: Mapping[str, Any]
     """The rows of the embeddings table of a record's embeddings
     (``embedding_rows``), and their entries in the vector indexes (model,
     dimensions, binary32 bytes, norm)."""
-    rows = embedding_rows(doc)
-    return ([(rid, tenant, model, dims, off, norm) for model, dims, off, _, norm in rows],
-            [(model, dims, raw, norm) for model, dims, _, raw, norm in rows])
+    table, indexed = [], []
+    for model, dims, off, raw, norm in embedding_rows(doc):
+        table.append((rid, tenant, model, dims, off, norm))
+        indexed.append((model, dims, raw, norm))
+    return table, indexed
 
 
 def _chunks(rids: Iterable[int]) -> Iterator[list[int]]:

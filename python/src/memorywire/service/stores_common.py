@@ -121,13 +121,16 @@ def embedding_rows(doc: Mapping[str, Any]) -> list[tuple[str, int, int, bytes, f
     unless the values are a ``records.Vector`` measured already."""
     out = []
     off = 0
-    for model, dims, values in r.embedding_values(doc):
-        raw = r.raw_values(values)
-        norm = getattr(values, "norm", None)
+    for e in doc.get("embeddings", ()):
+        values = e["values"]
+        if type(values) is r.Vector:
+            raw, norm = values.raw, values.norm
+        else:
+            raw, norm = r.raw_values(values), None
         if norm is None:
             norm = vectors.norm_of(raw)
         if norm > 0.0:
-            out.append((model, dims, off, raw, norm))
+            out.append((e["model"], int(e["dimensions"]) if "dimensions" in e else len(values), off, raw, norm))
         off += len(raw)
     return out
 
