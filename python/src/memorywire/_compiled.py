@@ -79,6 +79,18 @@ except ImportError:  # not built: the analyzer counts the terms itself
 if PURE:
     term_columns = None
 
+#: The compiled canonical order of a record the service writes
+#: (``_speedups.ordered_record``), which gives what
+#: ``service.records.in_canonical_order`` gives, or None for it to decide;
+#: None where the extension is not built, or with MEMORYWIRE_PURE=1.
+ordered_record: Callable[[dict[str, Any]], dict[str, Any] | None] | None
+try:
+    from memorywire._speedups import ordered_record
+except ImportError:  # not built: the service orders the members itself
+    ordered_record = None
+if PURE:
+    ordered_record = None
+
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.

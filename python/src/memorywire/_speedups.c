@@ -4189,9 +4189,165 @@ error:
     return NULL;
 }
 
+/* ------------------------------------------------------------------------
+ * The canonical order of a record the service writes
+ * (service.records.in_canonical_order).
+ *
+ * ordered_record(doc) -> dict | None: a new dict of doc's members in the order
+ * of their names (code points), "embeddings" last (and left out when it is
+ * None), with the members of its lifecycle, provenance and scope in that
+ * order too when they have more than one. None, for the Python path to
+ * decide, where doc or one of those three is not an exact dict, or a name
+ * is not an exact str: the order of exact strs is that of Python's sorted,
+ * and comparing them cannot fail, which qsort's comparator needs. */
+
+typedef struct {
+    PyObject *name, *value;
+} Member;
+
+/* The order of two exact strs, as Python's < gives it. */
+static int
+name_order(PyObject *x, PyObject *y)
+{
+    if (x == y)
+        return 0;
+    if (PyUnicode_KIND(x) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(y) == PyUnicode_1BYTE_KIND) {
+        Py_ssize_t nx = PyUnicode_GET_LENGTH(x), ny = PyUnicode_GET_LENGTH(y);
+        int c = memcmp(PyUnicode_DATA(x), PyUnicode_DATA(y), (size_t)(nx < ny ? nx : ny));
+        return c ? c : (nx > ny) - (nx < ny);
+    }
+    return PyUnicode_Compare(x, y);
+}
+
+/* Whether an exact str is the interned ASCII name. */
+static int
+is_name(PyObject *x, PyObject *name)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+    return x == name || (PyUnicode_GET_LENGTH(x) == n && PyUnicode_KIND(x) == PyUnicode_1BYTE_KIND &&
+                         memcmp(PyUnicode_DATA(x), PyUnicode_DATA(name), (size_t)n) == 0);
+}
+
+/* The members of a dict in name order, into a new array (*out, to be freed
+ * with PyMem_Free; borrowed references): their number, 0 with *out NULL for
+ * the fallback, -1 with an exception. An insertion sort: the members of a
+ * record the service writes are in order but for the few it added. */
+static Py_ssize_t
+sorted_members(PyObject *d, Member **out)
+{
+    *out = NULL;
+    Py_ssize_t n = PyDict_GET_SIZE(d), pos = 0, i = 0;
+    Member *members = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *members);
+    if (members == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *name, *value;
+    while (PyDict_Next(d, &pos, &name, &value)) {
+        if (!PyUnicode_CheckExact(name)) {
+            PyMem_Free(members);
+            return 0;
+        }
+        Py_ssize_t j = i++;
+        for (; j > 0 && name_order(members[j - 1].name, name) > 0; j--)
+            members[j] = members[j - 1];
+        members[j].name = name;
+        members[j].value = value;
+    }
+    *out = members;
+    return n;
+}
+
+/* A new dict of d's members in name order; NULL with no exception for the
+ * fallback. */
+static PyObject *
+sorted_dict(PyObject *d)
+{
+    Member *members;
+    Py_ssize_t n = sorted_members(d, &members);
+    if (members == NULL)
+        return NULL;
+    PyObject *out = PyDict_New();
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        if (PyDict_SetItem(out, members[i].name, members[i].value) < 0)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(members);
+    return out;
+}
+
+static PyObject *
+ordered_record(PyObject *self, PyObject *doc)
+{
+    /* Interned once, for the life of the process. */
+    static PyObject *embeddings_name, *nested[3];
+    if (embeddings_name == NULL) {
+        static const char *const names[] = {"lifecycle", "provenance", "scope"};
+        for (size_t k = 0; k < 3; k++) {
+            if (nested[k] == NULL && (nested[k] = PyUnicode_InternFromString(names[k])) == NULL)
+                return NULL;
+        }
+        if ((embeddings_name = PyUnicode_InternFromString("embeddings")) == NULL)
+            return NULL;
+    }
+    if (!PyDict_CheckExact(doc))
+        Py_RETURN_NONE;
+    Member *members;
+    Py_ssize_t n = sorted_members(doc, &members);
+    if (members == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *out = PyDict_New(), *embeddings = NULL;
+    if (out == NULL)
+        goto error;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = members[i].name, *value = members[i].value;
+        if (is_name(name, embeddings_name)) {
+            embeddings = value;
+            continue;
+        }
+        if ((is_name(name, nested[0]) || is_name(name, nested[1]) || is_name(name, nested[2])) &&
+            value != Py_None) {
+            if (!PyDict_CheckExact(value))
+                goto fallback;
+            if (PyDict_GET_SIZE(value) > 1) {
+                PyObject *sorted = sorted_dict(value);
+                if (sorted == NULL) {
+                    if (PyErr_Occurred())
+                        goto error;
+                    goto fallback;
+                }
+                int failed = PyDict_SetItem(out, name, sorted) < 0;
+                Py_DECREF(sorted);
+                if (failed)
+                    goto error;
+                continue;
+            }
+        }
+        if (PyDict_SetItem(out, name, value) < 0)
+            goto error;
+    }
+    if (embeddings != NULL && embeddings != Py_None && PyDict_SetItem(out, embeddings_name, embeddings) < 0)
+        goto error;
+    PyMem_Free(members);
+    return out;
+fallback:
+    PyMem_Free(members);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    PyMem_Free(members);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"term_columns", (PyCFunction)(void (*)(void))term_columns, METH_FASTCALL,
      "The number of terms and the term column of each text of chunks, or None."},
+    {"ordered_record", ordered_record, METH_O,
+     "A record's members in their canonical order (service.records.in_canonical_order), or None."},
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"decimal_powers", decimal_powers, METH_O, "Set the powers of five of the reading of JSON numbers."},
     {"json_numbers", json_numbers, METH_O, "The numbers of a JSON array as a float32 vector is read, or None."},

@@ -116,6 +116,12 @@ def pb_write(index: int, d: Any, /) -> bytes | None:
     type of table number index, or None where the writers in Python are to
     write it."""
 
+def ordered_record(doc: dict[str, Any], /) -> dict[str, Any] | None:
+    """A new dict of a record's members in the order of their names,
+    ``embeddings`` last (left out when None), with the members of its
+    lifecycle, provenance and scope in that order too; None where the
+    record, one of those three or a name is not of the exact type."""
+
 def term_columns(
     split: list[list[str]], terms_of: dict[str, tuple[str, ...]], /
 ) -> list[tuple[int, str | None]] | None:

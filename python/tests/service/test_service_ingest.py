@@ -262,6 +262,66 @@ def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequ
         store.close()
 
 
+def _ordered(value: Any) -> Any:
+    """A value with the order of the members of each dict made visible."""
+    if type(value) is dict:
+        return [(k, _ordered(v)) for k, v in value.items()]
+    return value
+
+
+def test_the_compiled_canonical_order_is_that_of_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``in_canonical_order`` gives the same members in the same order with
+    the compiled ordering as without, nested members included; what the
+    compiled one leaves to Python (a member not a dict where it orders one,
+    a name not an exact str) comes out as Python orders it."""
+    assert _compiled.ordered_record is not None, "the extension is built where the tests run"
+    rng = random.Random(13)
+    names = ["id", "kind", "fact", "embeddings", "scope", "lifecycle", "provenance", "created_at", "updated_at",
+             "tags", "sequence", "revision", "a", "A", "ab", "b", "é", "z\u0301", "日本", "😀", "", "scope2",
+             "lifecycles", "Scope", "embedding"]
+
+    def member() -> Any:
+        if rng.random() < 0.3:
+            sub = {rng.choice(names): rng.randint(0, 3) for _ in range(rng.randint(0, 6))}
+            return sub
+        return rng.choice([None, 0, 1.5, "x", [1, {"b": 1, "a": 2}], {"b": 1, "a": 2}])
+
+    docs: list[Any] = [{}, {"embeddings": None, "a": 1}, {"embeddings": [1], "z": 0},
+                       {"scope": {"tenant": "t", "agent": "a"}, "provenance": {"x": 1}, "lifecycle": None},
+                       {"scope": [2, 1]}, {"scope": "ab"}, {"lifecycle": {"b": 1, 1: 2}}, {1: "x", "a": 2}]
+    for _ in range(3000):
+        doc = {rng.choice(names): member() for _ in range(rng.randint(0, 14))}
+        for name in ("scope", "lifecycle", "provenance"):
+            if rng.random() < 0.5:
+                doc[name] = {rng.choice(names): rng.random() for _ in range(rng.randint(0, 5))}
+        docs.append(doc)
+    compiled = [None] * len(docs)
+    for i, doc in enumerate(docs):
+        try:
+            compiled[i] = _ordered(records.in_canonical_order(doc))
+        except Exception as e:  # noqa: BLE001 - compared with Python's below
+            compiled[i] = type(e)
+    monkeypatch.setattr(_compiled, "ordered_record", None)
+    for i, doc in enumerate(docs):
+        try:
+            expected = _ordered(records.in_canonical_order(doc))
+        except Exception as e:  # noqa: BLE001
+            expected = type(e)
+        assert compiled[i] == expected, doc
+    # the compiled ordering answers where it can (most of them), and leaves the rest
+    monkeypatch.undo()
+    assert _compiled.ordered_record is not None
+    assert sum(_compiled.ordered_record(doc) is not None for doc in docs) > 2000
+    assert _compiled.ordered_record({"b": 1, "a": {"y": 1, "x": 2}}) is not None
+    for left in ({"scope": [2, 1]}, {1: "x"}, {"lifecycle": {"b": 1, 1: 2}}, {"provenance": "ab"}):
+        assert _compiled.ordered_record(left) is None
+    assert _compiled.ordered_record(OrderedDictLike()) is None
+
+
+class OrderedDictLike(dict):  # type: ignore[type-arg]
+    """A dict subclass, which the compiled ordering leaves to Python."""
+
+
 def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:
     rng = random.Random(11)
     vectors: list[list[Any]] = [[], [0, 1, -2], [-0.0, 0.0, 1e-46, 3e-39, 3.4028235e38, 1e39, -1e39]]

@@ -162,6 +162,10 @@ def in_canonical_order(doc: Mapping[str, Any]) -> dict[str, Any]:
     scope, lifecycle and provenance (those the service sets on a record it
     writes): the members in the order ``recanonical`` gives them (that of
     their names, embeddings last), without converting any value again."""
+    if _compiled.ordered_record is not None:
+        ordered = _compiled.ordered_record(doc)  # type: ignore[arg-type]
+        if ordered is not None:
+            return ordered
     out = {name: doc[name] for name in sorted(doc)}
     embeddings = out.pop("embeddings", None)
     if embeddings is not None:
