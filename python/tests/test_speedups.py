@@ -561,11 +561,16 @@ def test_pb_packed_field_reads_the_values_of_an_embedding() -> None:
     assert _speedups.pb_packed_field(data, 4) is None
 
 
-def _term_columns_in_python(split: list[list[str]],
-                            terms_of: dict[str, tuple[str, ...]]) -> list[tuple[int, str | None]]:
+def _term_columns_in_python(split: list[list[str]], terms_of: dict[str, tuple[str, ...]],
+                            digits: int = 64) -> list[tuple[int, str | None]]:
+    def terms_of_chunk(chunk: str) -> tuple[str, ...]:
+        if chunk not in terms_of and len(chunk) <= digits and chunk.isdigit() and chunk.isascii():
+            return (chunk,)
+        return terms_of[chunk]
+
     out: list[tuple[int, str | None]] = []
     for chunks in split:
-        terms = [term for chunk in chunks for term in terms_of[chunk]]
+        terms = [term for chunk in chunks for term in terms_of_chunk(chunk)]
         counts = Counter(terms)
         out.append((len(terms), "".join(f"\t{t}:{counts[t]}" for t in sorted(counts)) + "\t")
                    if terms else (0, None))
@@ -584,18 +589,42 @@ def test_term_columns_count_the_terms_of_each_text(terms_of: dict[str, tuple[str
     sorts and counts them, any characters and counts included."""
     chunks = sorted(terms_of)
     split = data.draw(st.lists(st.lists(st.sampled_from(chunks), max_size=40), max_size=8))
-    assert _speedups.term_columns(split, terms_of) == _term_columns_in_python(split, terms_of)
+    assert _speedups.term_columns(split, terms_of, 64) == _term_columns_in_python(split, terms_of)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from(["0", "7", "42", "0042", "9" * 5, "1" * 6]),
+                                   st.text("0123456789", min_size=1, max_size=7),
+                                   st.sampled_from(["w", "x"])), max_size=30), max_size=6),
+       st.integers(1, 6))
+def test_term_columns_take_missing_digits_as_their_own_term(split: list[list[str]], digits: int) -> None:
+    """A chunk of 1 to ``digits`` ASCII digits missing from terms_of is its
+    own term, as the analyzer takes it; a longer one, like any other missing
+    chunk, leaves the count to Python; one in terms_of has its terms."""
+    terms_of = {"w": ("w",), "x": ("a", "b"), "7": ("seven",)}
+    expected: Any
+    try:
+        expected = _term_columns_in_python(split, terms_of, digits)
+    except KeyError:
+        expected = None
+    assert _speedups.term_columns(split, terms_of, digits) == expected
 
 
 def test_term_columns_leave_what_they_cannot_vouch_for_to_python() -> None:
     """A chunk without terms, a term or chunk of another type, or terms not
     in a tuple: None, for the Python count to decide (and raise)."""
-    assert _speedups.term_columns([["a"]], {"b": ("b",)}) is None
-    assert _speedups.term_columns([["a"]], {"a": ["a"]}) is None
-    assert _speedups.term_columns([["a"]], {"a": ("a", 1)}) is None
-    assert _speedups.term_columns([("a",)], {"a": ("a",)}) is None
-    assert _speedups.term_columns([[], ["a", "a"]], {"a": ("x", "y")}) == [(0, None), (4, "\tx:2\ty:2\t")]
+    assert _speedups.term_columns([["a"]], {"b": ("b",)}, 64) is None
+    assert _speedups.term_columns([["a"]], {"a": ["a"]}, 64) is None
+    assert _speedups.term_columns([["a"]], {"a": ("a", 1)}, 64) is None
+    assert _speedups.term_columns([("a",)], {"a": ("a",)}, 64) is None
+    assert _speedups.term_columns([[], ["a", "a"]], {"a": ("x", "y")}, 64) == [(0, None), (4, "\tx:2\ty:2\t")]
     many = ["w"] * 12345
-    assert _speedups.term_columns([many], {"w": ("w",)}) == [(12345, "\tw:12345\t")]
+    assert _speedups.term_columns([many], {"w": ("w",)}, 64) == [(12345, "\tw:12345\t")]
+    # digits that are not ASCII, or more of them than the limit
+    for chunk in ("\u0663\u0664", "\uff11", "12" * 40, "1a", "-1", "1.5"):
+        assert _speedups.term_columns([[chunk]], {}, 64) is None
+    assert _speedups.term_columns([["12" * 32]], {}, 64) == [(1, f"\t{'12' * 32}:1\t")]
     with pytest.raises(TypeError):
-        _speedups.term_columns({}, {})
+        _speedups.term_columns({}, {}, 64)
+    with pytest.raises(TypeError):
+        _speedups.term_columns([], {})

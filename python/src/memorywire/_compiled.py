@@ -71,7 +71,8 @@ if PURE:
 #: ``service.store.Analyzer._columns_of`` gives from the terms of the chunks
 #: of texts, or None for it to decide; None where the extension is not
 #: built, or with MEMORYWIRE_PURE=1.
-term_columns: Callable[[list[list[str]], dict[str, tuple[str, ...]]], list[tuple[int, str | None]] | None] | None
+term_columns: Callable[[list[list[str]], dict[str, tuple[str, ...]], int],
+                        list[tuple[int, str | None]] | None] | None
 try:
     from memorywire._speedups import term_columns
 except ImportError:  # not built: the analyzer counts the terms itself

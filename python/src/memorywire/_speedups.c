@@ -4036,12 +4036,13 @@ pb_packed_field(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ------------------------------------------------------------------------
  * The term columns of the SQLite store (service.store.Analyzer).
  *
- * term_columns(split, terms_of) -> list | None: for each text, given as the
- * list of its whitespace-separated chunks, the number of its terms and its
- * distinct terms in code point order, each with its count, as
+ * term_columns(split, terms_of, digits) -> list | None: for each text, given
+ * as the list of its whitespace-separated chunks, the number of its terms
+ * and its distinct terms in code point order, each with its count, as
  * "\tterm:count" pieces followed by a tab; (0, None) for a text without a
- * term. terms_of maps each chunk to the tuple of its terms. None, for the
- * Python path to decide, where a chunk is missing from terms_of, or where a
+ * term. terms_of maps each chunk to the tuple of its terms; a chunk missing
+ * from it of 1 to digits ASCII digits is its own term. None, for the
+ * Python path to decide, where another chunk is missing from terms_of, or where a
  * chunk or a term is not an exact str or a value not an exact tuple: the
  * order of exact strs is that of Python's sorted, and comparing them cannot
  * fail, which qsort's comparator needs. */
@@ -4111,14 +4112,33 @@ term_column(PyObject **terms, Py_ssize_t n)
     return out;
 }
 
+/* Whether a chunk is its own term: 1 to digits ASCII digits, which the
+ * tokenizer reads as one token and no folding or stemming changes. */
+static int
+digit_chunk(PyObject *chunk, Py_ssize_t digits)
+{
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    if (!PyUnicode_IS_ASCII(chunk) || n < 1 || n > digits)
+        return 0;
+    const Py_UCS1 *p = PyUnicode_1BYTE_DATA(chunk);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 term_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_Check(args[0]) || !PyDict_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "term_columns(split: list, terms_of: dict)");
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "term_columns(split: list, terms_of: dict, digits: int)");
         return NULL;
     }
     PyObject *split = args[0], *terms_of = args[1];
+    const Py_ssize_t digits = PyLong_AsSsize_t(args[2]);
+    if (digits == -1 && PyErr_Occurred())
+        return NULL;
     const Py_ssize_t texts = PyList_GET_SIZE(split);
     PyObject *out = PyList_New(texts);
     if (out == NULL)
@@ -4135,14 +4155,22 @@ term_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (!PyUnicode_CheckExact(chunk))
                 goto fallback;
             PyObject *found = PyDict_GetItemWithError(terms_of, chunk);
+            PyObject **items;
+            Py_ssize_t size;
             if (found == NULL) {
                 if (PyErr_Occurred())
                     goto error;
-                goto fallback;
+                if (!digit_chunk(chunk, digits))
+                    goto fallback;
+                items = &chunk;
+                size = 1;
             }
-            if (!PyTuple_CheckExact(found))
-                goto fallback;
-            const Py_ssize_t size = PyTuple_GET_SIZE(found);
+            else {
+                if (!PyTuple_CheckExact(found))
+                    goto fallback;
+                items = ((PyTupleObject *)found)->ob_item;
+                size = PyTuple_GET_SIZE(found);
+            }
             if (n + size > room) {
                 const Py_ssize_t wanted = (n + size) * 2 + 16;
                 PyObject **grown = PyMem_Realloc(terms, (size_t)wanted * sizeof *terms);
@@ -4154,7 +4182,7 @@ term_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 room = wanted;
             }
             for (Py_ssize_t k = 0; k < size; k++) {
-                PyObject *term = PyTuple_GET_ITEM(found, k);
+                PyObject *term = items[k];
                 if (!PyUnicode_CheckExact(term))
                     goto fallback;
                 terms[n++] = term;

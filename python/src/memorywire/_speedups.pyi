@@ -123,10 +123,11 @@ def ordered_record(doc: dict[str, Any], /) -> dict[str, Any] | None:
     record, one of those three or a name is not of the exact type."""
 
 def term_columns(
-    split: list[list[str]], terms_of: dict[str, tuple[str, ...]], /
+    split: list[list[str]], terms_of: dict[str, tuple[str, ...]], digits: int, /
 ) -> list[tuple[int, str | None]] | None:
     """For each text, given as its whitespace-separated chunks, its number
     of terms and its distinct terms in code point order with their counts
-    (``"\\tterm:count"`` pieces and a closing tab), or ``(0, None)``; None
-    where a chunk is not in ``terms_of`` or a chunk, term or tuple is not of
-    its exact type."""
+    (``"\\tterm:count"`` pieces and a closing tab), or ``(0, None)``; a
+    chunk of 1 to ``digits`` ASCII digits missing from ``terms_of`` is its
+    own term. None where another chunk is not in ``terms_of`` or a chunk,
+    term or tuple is not of its exact type."""

@@ -448,9 +448,15 @@ class Analyzer:
     def _columns_of(self, texts: list[str]) -> list[tuple[int, str | None]]:
         """``columns`` of each text, from the terms of its chunks."""
         split = [text.split() for text in texts]
+        if _compiled.term_columns is not None:
+            # Where every chunk is remembered or digits (most batches of
+            # a store that has seen their words), at once from the memo.
+            found = _compiled.term_columns(split, self._chunks, self._DIGITS)
+            if found is not None:
+                return found
         terms_of = self._chunk_terms(chain.from_iterable(split))
         if _compiled.term_columns is not None:
-            found = _compiled.term_columns(split, terms_of)
+            found = _compiled.term_columns(split, terms_of, self._DIGITS)
             if found is not None:
                 return found
         out: list[tuple[int, str | None]] = []
