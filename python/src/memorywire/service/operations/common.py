@@ -157,14 +157,18 @@ class Base:
         h.update(len(bare).to_bytes(8, "little"))
         h.update(bare)
         sort = orjson.OPT_SORT_KEYS
+        vector = r.Vector
         for rec in records:
             embeddings = rec.get("embeddings") or ()
             data = r.counted_json(rec, embeddings, sort) if embeddings else r.dumps(rec)
             h.update(len(data).to_bytes(8, "little"))
             h.update(data)
             for e in embeddings:
-                if e.get("values"):
-                    h.update(r.raw_values(e["values"]))
+                values = e.get("values")
+                if type(values) is vector:
+                    h.update(values.raw)  # empty for no values, as below
+                elif values:
+                    h.update(r.raw_values(values))
         return ITEMS_DIGEST + h.digest()
 
     @staticmethod
