@@ -12,6 +12,7 @@ import operator
 import os
 import pickle
 import random
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -258,6 +259,29 @@ def test_new_records_are_stored_canonical(kind: str, request: pytest.FixtureRequ
             assert [doc.pop("sequence"), doc.pop("revision")] == [row.seq, 1]
             assert orjson.dumps(doc) == orjson.dumps(recanonical(doc))
             assert list(doc["scope"]) == sorted(doc["scope"]) and "tenant" in doc["scope"]
+    finally:
+        store.close()
+
+
+def test_absent_columns_of_a_new_record_are_null(tmp_path: Path) -> None:
+    """The SQLite store binds a new record's absent key, terms and vecs as
+    empty values that the statement makes NULL, and its documents as
+    bytearrays: what it stores is the same as binding None and bytes."""
+    store = Store(str(tmp_path / "s.sqlite3"))
+    try:
+        svc = Service(store)
+        svc.put(Call("t"), {"specversion": "1.0", "operation_id": "p", "items": [
+            {"record": fact("bare", "!!!")},
+            {"record": {**fact("full", "cat dog dog"), "key": "k", "embeddings": embedding([0.5, -0.0])}}]})
+        conn = sqlite3.connect(str(tmp_path / "s.sqlite3"))
+        rows = conn.execute("SELECT id, key, words, terms, typeof(doc), vecs FROM records ORDER BY id").fetchall()
+        conn.close()
+        assert rows == [("bare", None, 0, None, "blob", None),
+                        ("full", "k", 3, "\tcat:1\tdog:2\t", "blob", array("f", [0.5, -0.0]).tobytes())]
+        with store.reader() as reads:
+            got = {row.id: row for row in reads.records(store.tenant_num("t") or 0, Selection())}
+        assert got["bare"].key is None and "embeddings" not in got["bare"].doc
+        assert got["full"].doc["embeddings"][0]["values"] == [0.5, -0.0]
     finally:
         store.close()
 

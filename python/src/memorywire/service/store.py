@@ -1344,9 +1344,15 @@ class WriteTx(_Reads, WriteState):
     #: more than this in memory beyond what its messages hold.
     QUEUE = 1024
     QUEUE_BYTES = 4 << 20
+    #: The row of a new record (``create``). Python's sqlite3 binds an int, a
+    #: float, a str or a bytearray directly, but looks for an adapter of any
+    #: other value (bytes, None), which costs a new record about a
+    #: microsecond each: its documents are bound as bytearrays, and an absent
+    #: key, terms or vecs as an empty one, which NULLIF makes NULL.
     _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
                 "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
-                "VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                "VALUES (?, ?, ?, ?, 1, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, "
+                "NULLIF(?, X''))")
 
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
@@ -1458,9 +1464,11 @@ class WriteTx(_Reads, WriteState):
         self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
         columns = store_columns(doc)
         num, seq = t.num, t.last_sequence
+        words, terms = self.store.analyzer.columns(text)
+        # Bound as _RECORDS says.
         self._queued_records.append(
-            (rid, num, doc["id"], seq, *columns, self._pos_ahead(t, rid),
-             *self.store.analyzer.columns(text), data, vecs))
+            (rid, num, doc["id"], seq, columns[0], columns[1], columns[2] or "", *columns[3:],
+             self._pos_ahead(t, rid), words, terms or "", bytearray(data), bytearray(vecs or b"")))
         # Its text and embeddings are queued with it.
         if text:
             self._queued_texts.append((rid, text))
