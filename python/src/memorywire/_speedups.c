@@ -4227,7 +4227,7 @@ error:
  * order too when they have more than one. None, for the Python path to
  * decide, where doc or one of those three is not an exact dict, or a name
  * is not an exact str: the order of exact strs is that of Python's sorted,
- * and comparing them cannot fail, which qsort's comparator needs. */
+ * and comparing them cannot fail. */
 
 typedef struct {
     PyObject *name, *value;
