@@ -595,6 +595,7 @@ def test_term_columns_count_the_terms_of_each_text(terms_of: dict[str, tuple[str
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.sampled_from(["0", "7", "42", "0042", "9" * 5, "1" * 6]),
                                    st.text("0123456789", min_size=1, max_size=7),
+                                   st.text("0123456789/:", min_size=1, max_size=3),
                                    st.sampled_from(["w", "x"])), max_size=30), max_size=6),
        st.integers(1, 6))
 def test_term_columns_take_missing_digits_as_their_own_term(split: list[list[str]], digits: int) -> None:
@@ -621,7 +622,7 @@ def test_term_columns_leave_what_they_cannot_vouch_for_to_python() -> None:
     many = ["w"] * 12345
     assert _speedups.term_columns([many], {"w": ("w",)}, 64) == [(12345, "\tw:12345\t")]
     # digits that are not ASCII, or more of them than the limit
-    for chunk in ("\u0663\u0664", "\uff11", "12" * 40, "1a", "-1", "1.5"):
+    for chunk in ("\u0663\u0664", "\uff11", "12" * 40, "1a", "-1", "1.5", "1/2", "9:"):
         assert _speedups.term_columns([[chunk]], {}, 64) is None
     assert _speedups.term_columns([["12" * 32]], {}, 64) == [(1, f"\t{'12' * 32}:1\t")]
     with pytest.raises(TypeError):
