@@ -1348,11 +1348,10 @@ class WriteTx(_Reads, WriteState):
     #: float, a str or a bytearray directly, but looks for an adapter of any
     #: other value (bytes, None), which costs a new record about a
     #: microsecond each: its documents are bound as bytearrays, and an absent
-    #: key, terms or vecs as an empty one, which NULLIF makes NULL.
+    #: key or terms (never "") as "", which NULLIF makes NULL.
     _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
                 "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
-                "VALUES (?, ?, ?, ?, 1, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, "
-                "NULLIF(?, X''))")
+                "VALUES (?, ?, ?, ?, 1, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)")
 
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
@@ -1468,7 +1467,8 @@ class WriteTx(_Reads, WriteState):
         # Bound as _RECORDS says.
         self._queued_records.append(
             (rid, num, doc["id"], seq, columns[0], columns[1], columns[2] or "", *columns[3:],
-             self._pos_ahead(t, rid), words, terms or "", bytearray(data), bytearray(vecs or b"")))
+             self._pos_ahead(t, rid), words, terms or "", bytearray(data),
+             None if vecs is None else bytearray(vecs)))
         # Its text and embeddings are queued with it.
         if text:
             self._queued_texts.append((rid, text))
