@@ -4047,11 +4047,24 @@ pb_packed_field(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * order of exact strs is that of Python's sorted, and comparing them cannot
  * fail, which qsort's comparator needs. */
 
+/* The order of two exact strs, as Python's < gives it. */
+static int
+name_order(PyObject *x, PyObject *y)
+{
+    if (x == y)
+        return 0;
+    if (PyUnicode_KIND(x) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(y) == PyUnicode_1BYTE_KIND) {
+        Py_ssize_t nx = PyUnicode_GET_LENGTH(x), ny = PyUnicode_GET_LENGTH(y);
+        int c = memcmp(PyUnicode_DATA(x), PyUnicode_DATA(y), (size_t)(nx < ny ? nx : ny));
+        return c ? c : (nx > ny) - (nx < ny);
+    }
+    return PyUnicode_Compare(x, y);
+}
+
 static int
 term_order(const void *a, const void *b)
 {
-    PyObject *x = *(PyObject *const *)a, *y = *(PyObject *const *)b;
-    return x == y ? 0 : PyUnicode_Compare(x, y);
+    return name_order(*(PyObject *const *)a, *(PyObject *const *)b);
 }
 
 static int
@@ -4232,20 +4245,6 @@ error:
 typedef struct {
     PyObject *name, *value;
 } Member;
-
-/* The order of two exact strs, as Python's < gives it. */
-static int
-name_order(PyObject *x, PyObject *y)
-{
-    if (x == y)
-        return 0;
-    if (PyUnicode_KIND(x) == PyUnicode_1BYTE_KIND && PyUnicode_KIND(y) == PyUnicode_1BYTE_KIND) {
-        Py_ssize_t nx = PyUnicode_GET_LENGTH(x), ny = PyUnicode_GET_LENGTH(y);
-        int c = memcmp(PyUnicode_DATA(x), PyUnicode_DATA(y), (size_t)(nx < ny ? nx : ny));
-        return c ? c : (nx > ny) - (nx < ny);
-    }
-    return PyUnicode_Compare(x, y);
-}
 
 /* Whether an exact str is the interned ASCII name. */
 static int

@@ -339,10 +339,10 @@ def test_the_compiled_canonical_order_is_that_of_python(monkeypatch: pytest.Monk
     assert _compiled.ordered_record({"b": 1, "a": {"y": 1, "x": 2}}) is not None
     for left in ({"scope": [2, 1]}, {1: "x"}, {"lifecycle": {"b": 1, 1: 2}}, {"provenance": "ab"}):
         assert _compiled.ordered_record(left) is None
-    assert _compiled.ordered_record(OrderedDictLike()) is None
+    assert _compiled.ordered_record(DictSubclass()) is None
 
 
-class OrderedDictLike(dict):  # type: ignore[type-arg]
+class DictSubclass(dict):  # type: ignore[type-arg]
     """A dict subclass, which the compiled ordering leaves to Python."""
 
 

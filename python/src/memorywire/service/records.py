@@ -445,6 +445,8 @@ def raw_values(values: list[float] | Vector | Float32Bytes) -> bytes:
     ``Vector``, or those the codec read them from when it did
     (``Float32Values``, ``Float32Bytes``), without a round trip through floats. A value that
     is no number raises TypeError."""
+    if type(values) is Vector:
+        return values.raw
     if type(values) is Float32Bytes:
         return bytes(values)
     raw = getattr(values, "raw", None)
