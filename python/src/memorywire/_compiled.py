@@ -92,6 +92,17 @@ except ImportError:  # not built: the service orders the members itself
 if PURE:
     ordered_record = None
 
+#: The compiled stored row of a new record (``_speedups.record_row``), which
+#: gives what ``service.store.record_row`` gives, or None for it to decide;
+#: None where the extension is not built, or with MEMORYWIRE_PURE=1.
+record_row: Callable[..., tuple[tuple[Any, ...], list[tuple[Any, ...]], list[tuple[Any, ...]]] | None] | None
+try:
+    from memorywire._speedups import record_row
+except ImportError:  # not built: the store builds the rows itself
+    record_row = None
+if PURE:
+    record_row = None
+
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.

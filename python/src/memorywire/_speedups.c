@@ -4370,11 +4370,289 @@ error:
     return NULL;
 }
 
+/* ------------------------------------------------------------------------
+ * The stored row of a new record (service.store.record_row).
+ *
+ * record_row(doc, rid, tenant, seq, pos, words, terms, vector_type, dumps,
+ * counted_dumps, namespace_key) -> (row, table, indexed) | None: the row of
+ * ``records`` as WriteTx._RECORDS binds it (the document and the vectors as
+ * bytearrays), the rows of ``embeddings`` and the entries of the vector
+ * indexes. None, for the Python path to decide, wherever a value is not of
+ * the type that path takes for granted (a record whose embeddings are not
+ * all measured Vectors among them), so that the two read, convert and raise
+ * alike: the only calls out are those the Python path makes, in its order. */
+
+enum {
+    RR_ID, RR_KIND, RR_KEY, RR_LIFECYCLE, RR_STATUS, RR_SCOPE, RR_ROUTING, RR_NAMESPACE, RR_EMBEDDINGS,
+    RR_VALUES, RR_RAW, RR_NORM, RR_MODEL, RR_DIMENSIONS, RR_ACTIVE, RR_NO_NAMESPACE, RR_EMPTY, RR_NAMES
+};
+static PyObject *rr_names[RR_NAMES];
+/* The scope's user .. project, then the routing's agent and caller_agent. */
+static PyObject *rr_columns[8];
+
+static int
+rr_intern(void)
+{
+    static const char *const names[RR_NAMES] = {
+        "id", "kind", "key", "lifecycle", "status", "scope", "routing", "namespace", "embeddings",
+        "values", "raw", "norm", "model", "dimensions", "active", "[]", ""};
+    static const char *const columns[8] = {
+        "user", "agent", "session", "run", "task", "project", "agent", "caller_agent"};
+    if (rr_names[RR_EMPTY] != NULL)
+        return 0;
+    for (int k = 0; k < 8; k++) {
+        if (rr_columns[k] == NULL && (rr_columns[k] = PyUnicode_InternFromString(columns[k])) == NULL)
+            return -1;
+    }
+    for (int k = 0; k < RR_NAMES; k++) {
+        if (rr_names[k] == NULL && (rr_names[k] = PyUnicode_InternFromString(names[k])) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* d[name], borrowed: 1 when there, 0 when absent (*out NULL), -1 with an
+ * exception. */
+static int
+rr_get(PyObject *d, int name, PyObject **out)
+{
+    *out = PyDict_GetItemWithError(d, rr_names[name]);
+    return *out != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+}
+
+/* The exact dict at d[name], borrowed (*out NULL when absent): 1, 0 for
+ * the fallback, -1 with an exception. */
+static int
+rr_dict(PyObject *d, int name, PyObject **out)
+{
+    int got = rr_get(d, name, out);
+    if (got <= 0)
+        return got < 0 ? -1 : 1;
+    return PyDict_CheckExact(*out) ? 1 : 0;
+}
+
+/* The value of an attribute of a Vector, new, of the exact type; NULL with
+ * no exception for the fallback (which reads it again, and raises what
+ * reading it raises). */
+static PyObject *
+rr_attr(PyObject *obj, int name, PyTypeObject *type)
+{
+    PyObject *v = PyObject_GetAttr(obj, rr_names[name]);
+    if (v == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (Py_TYPE(v) != type) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+static PyObject *
+record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "record_row takes 11 arguments");
+        return NULL;
+    }
+    PyObject *doc = args[0], *rid = args[1], *tenant = args[2], *seq = args[3], *pos = args[4];
+    PyObject *words = args[5], *terms = args[6], *vector_type = args[7], *dumps = args[8];
+    PyObject *counted_dumps = args[9], *namespace_key = args[10];
+    if (rr_intern() < 0)
+        return NULL;
+    if (!PyDict_CheckExact(doc))
+        Py_RETURN_NONE;
+    PyObject *row = NULL, *table = NULL, *indexed = NULL, *data = NULL, *ns = NULL;
+    PyObject *raws = NULL, *norms = NULL;
+    PyObject *id, *kind, *key, *life, *status, *scope, *routing, *embeddings;
+    int got;
+
+    /* The checks first: the fallback must come before any call out. */
+    if ((got = rr_get(doc, RR_ID, &id)) <= 0 || (got = rr_get(doc, RR_KIND, &kind)) <= 0)
+        goto fallback_or_error;
+    if ((got = rr_get(doc, RR_LIFECYCLE, &life)) < 0)
+        goto error;
+    status = rr_names[RR_ACTIVE];
+    if (life != NULL && life != Py_None) {
+        if (!PyDict_CheckExact(life))
+            goto fallback;
+        if ((got = rr_get(life, RR_STATUS, &status)) < 0)
+            goto error;
+        if (got == 0)
+            status = rr_names[RR_ACTIVE];
+        else if (!PyUnicode_CheckExact(status))
+            goto fallback;
+    }
+    if ((got = rr_get(doc, RR_KEY, &key)) < 0)
+        goto error;
+    if (got == 0 || key == Py_None || (PyUnicode_CheckExact(key) && PyUnicode_GET_LENGTH(key) == 0))
+        key = rr_names[RR_EMPTY];
+    else if (!PyUnicode_CheckExact(key))
+        goto fallback;
+    if ((got = rr_dict(doc, RR_SCOPE, &scope)) <= 0 || (got = rr_dict(doc, RR_ROUTING, &routing)) <= 0)
+        goto fallback_or_error;
+
+    /* The embeddings, each a measured Vector of exact bytes. */
+    if ((got = rr_get(doc, RR_EMBEDDINGS, &embeddings)) < 0)
+        goto error;
+    Py_ssize_t n = 0, total = 0;
+    if (got) {
+        if (!PyList_CheckExact(embeddings))
+            goto fallback;
+        n = PyList_GET_SIZE(embeddings);
+    }
+    if (n > 0) {
+        if ((raws = PyList_New(n)) == NULL || (norms = PyList_New(n)) == NULL)
+            goto error;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *e = PyList_GET_ITEM(embeddings, i), *values, *raw, *norm;
+            if (!PyDict_CheckExact(e))
+                goto fallback;
+            if ((got = rr_get(e, RR_VALUES, &values)) <= 0 || (PyObject *)Py_TYPE(values) != vector_type)
+                goto fallback_or_error;
+            if ((raw = rr_attr(values, RR_RAW, &PyBytes_Type)) == NULL)
+                goto fallback_or_error;
+            PyList_SET_ITEM(raws, i, raw);
+            if ((norm = rr_attr(values, RR_NORM, &PyFloat_Type)) == NULL)
+                goto fallback_or_error;
+            PyList_SET_ITEM(norms, i, norm);
+            total += PyBytes_GET_SIZE(raw);
+            if (PyFloat_AS_DOUBLE(norm) > 0.0) {
+                PyObject *model, *dims;
+                if ((got = rr_get(e, RR_MODEL, &model)) <= 0 || (got = rr_get(e, RR_DIMENSIONS, &dims)) < 0)
+                    goto fallback_or_error;
+                if (got && !PyLong_CheckExact(dims))
+                    goto fallback;
+            }
+        }
+    }
+
+    /* The calls out, in the order of the Python path: the document, then
+     * the namespace. */
+    data = PyObject_CallOneArg(n > 0 ? counted_dumps : dumps, doc);
+    if (data == NULL)
+        goto error;
+    if (!PyBytes_CheckExact(data))
+        goto fallback;
+    PyObject *namespace = NULL;
+    if (scope != NULL && (got = rr_get(scope, RR_NAMESPACE, &namespace)) < 0)
+        goto error;
+    int truthy = namespace == NULL ? 0 : PyObject_IsTrue(namespace);
+    if (truthy < 0)
+        goto error;
+    if (truthy) {
+        if ((ns = PyObject_CallOneArg(namespace_key, namespace)) == NULL)
+            goto error;
+    } else {
+        ns = Py_NewRef(rr_names[RR_NO_NAMESPACE]);
+    }
+
+    /* The rows. */
+    if ((row = PyTuple_New(21)) == NULL || (table = PyList_New(0)) == NULL || (indexed = PyList_New(0)) == NULL)
+        goto error;
+    PyObject *columns[8];
+    for (int k = 0; k < 8; k++) {
+        PyObject *d = k < 6 ? scope : routing, *v = NULL;
+        if (d != NULL && (v = PyDict_GetItemWithError(d, rr_columns[k])) == NULL && PyErr_Occurred())
+            goto error;
+        columns[k] = v != NULL ? v : rr_names[RR_EMPTY];
+    }
+    PyObject *doc_bytes = PyByteArray_FromStringAndSize(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data));
+    if (doc_bytes == NULL)
+        goto error;
+    PyObject *vecs = Py_None;
+    if (n > 0) {
+        if ((vecs = PyByteArray_FromStringAndSize(NULL, total)) == NULL) {
+            Py_DECREF(doc_bytes);
+            goto error;
+        }
+        char *p = PyByteArray_AS_STRING(vecs);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *raw = PyList_GET_ITEM(raws, i);
+            memcpy(p, PyBytes_AS_STRING(raw), (size_t)PyBytes_GET_SIZE(raw));
+            p += PyBytes_GET_SIZE(raw);
+        }
+    } else {
+        Py_INCREF(vecs);
+    }
+    PyObject *items[21] = {
+        rid, tenant, id, seq, kind, status, key, ns, columns[0], columns[1], columns[2], columns[3],
+        columns[4], columns[5], columns[6], columns[7], pos, words, terms == Py_None ? rr_names[RR_EMPTY] : terms,
+        NULL, NULL};
+    for (int k = 0; k < 19; k++)
+        PyTuple_SET_ITEM(row, k, Py_NewRef(items[k]));
+    PyTuple_SET_ITEM(row, 19, doc_bytes);
+    PyTuple_SET_ITEM(row, 20, vecs);
+
+    Py_ssize_t off = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(embeddings, i), *raw = PyList_GET_ITEM(raws, i);
+        PyObject *norm = PyList_GET_ITEM(norms, i);
+        if (PyFloat_AS_DOUBLE(norm) > 0.0) {
+            /* Checked above: both there, and the dimensions an exact int. */
+            PyObject *model = PyDict_GetItemWithError(e, rr_names[RR_MODEL]);
+            PyObject *dims = PyDict_GetItemWithError(e, rr_names[RR_DIMENSIONS]);
+            if (model == NULL || (dims == NULL && PyErr_Occurred()))
+                goto error_checked;
+            dims = dims != NULL ? Py_NewRef(dims) : PyLong_FromSsize_t(PyBytes_GET_SIZE(raw) / 4);
+            PyObject *at = PyLong_FromSsize_t(off);
+            PyObject *t_row = dims && at ? PyTuple_Pack(6, rid, tenant, model, dims, at, norm) : NULL;
+            PyObject *entry = t_row ? PyTuple_Pack(4, model, dims, raw, norm) : NULL;
+            Py_XDECREF(dims);
+            Py_XDECREF(at);
+            int failed = entry == NULL || PyList_Append(table, t_row) < 0 || PyList_Append(indexed, entry) < 0;
+            Py_XDECREF(t_row);
+            Py_XDECREF(entry);
+            if (failed)
+                goto error;
+        }
+        off += PyBytes_GET_SIZE(raw);
+    }
+    Py_DECREF(data);
+    Py_DECREF(ns);
+    Py_XDECREF(raws);
+    Py_XDECREF(norms);
+    PyObject *out = PyTuple_Pack(3, row, table, indexed);
+    Py_DECREF(row);
+    Py_DECREF(table);
+    Py_DECREF(indexed);
+    return out;
+
+error_checked:
+    if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_SystemError, "record_row: a member checked is gone");
+    goto error;
+fallback_or_error:
+    if (PyErr_Occurred())
+        goto error;
+fallback:
+    Py_XDECREF(row);
+    Py_XDECREF(table);
+    Py_XDECREF(indexed);
+    Py_XDECREF(data);
+    Py_XDECREF(ns);
+    Py_XDECREF(raws);
+    Py_XDECREF(norms);
+    Py_RETURN_NONE;
+error:
+    Py_XDECREF(row);
+    Py_XDECREF(table);
+    Py_XDECREF(indexed);
+    Py_XDECREF(data);
+    Py_XDECREF(ns);
+    Py_XDECREF(raws);
+    Py_XDECREF(norms);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"term_columns", (PyCFunction)(void (*)(void))term_columns, METH_FASTCALL,
      "The number of terms and the term column of each text of chunks, or None."},
     {"ordered_record", ordered_record, METH_O,
      "A record's members in their canonical order (service.records.in_canonical_order), or None."},
+    {"record_row", (PyCFunction)(void (*)(void))record_row, METH_FASTCALL,
+     "The stored row, embedding rows and vector-index entries of a new record (service.store.record_row), or None."},
     {"json_scan", json_scan, METH_O, "The object members of a JSON text and whether it is clean, or None."},
     {"decimal_powers", decimal_powers, METH_O, "Set the powers of five of the reading of JSON numbers."},
     {"json_numbers", json_numbers, METH_O, "The numbers of a JSON array as a float32 vector is read, or None."},

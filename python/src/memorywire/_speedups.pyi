@@ -122,6 +122,24 @@ def ordered_record(doc: dict[str, Any], /) -> dict[str, Any] | None:
     lifecycle, provenance and scope in that order too; None where the
     record, one of those three or a name is not of the exact type."""
 
+def record_row(
+    doc: dict[str, Any],
+    rid: int,
+    tenant: int,
+    seq: int,
+    pos: int,
+    words: int,
+    terms: str | None,
+    vector_type: type,
+    dumps: Callable[[Any], bytes],
+    counted_dumps: Callable[[Any], bytes],
+    namespace_key: Callable[[Any], str],
+    /,
+) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], list[tuple[Any, ...]]] | None:
+    """The row of ``records`` of a new record as the store binds it, the
+    rows of ``embeddings`` and the entries of the vector indexes; None where
+    a value is not of the exact type the Python path takes for granted."""
+
 def term_columns(
     split: list[list[str]], terms_of: dict[str, tuple[str, ...]], digits: int, /
 ) -> list[tuple[int, str | None]] | None:

@@ -27,7 +27,7 @@ from service_helpers import embedding, fact, fails
 
 import memorywire.protobuf
 from memorywire import _compiled
-from memorywire.service import Service, Store, records, vectors
+from memorywire.service import Service, Store, records, store, vectors
 from memorywire.service.operations import Call
 from memorywire.service.operations.common import collector_paused
 from memorywire.service.records import Vector, canonical, float32s, recanonical
@@ -344,6 +344,99 @@ def test_the_compiled_canonical_order_is_that_of_python(monkeypatch: pytest.Monk
 
 class DictSubclass(dict):  # type: ignore[type-arg]
     """A dict subclass, which the compiled ordering leaves to Python."""
+
+
+def _exact(value: Any) -> Any:
+    """A value with the type of each part spelled out: 1, 1.0 and True, 0.0
+    and -0.0, bytes and bytearray differ."""
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, [_exact(x) for x in value])
+    if isinstance(value, float):
+        return ("float", value.hex())
+    return (type(value).__name__, value)
+
+
+def _record_rows(doc: Any, terms: str | None) -> Any:
+    """What ``store.record_row`` gives of a document, or the type of what it raises."""
+    try:
+        return _exact(store.record_row(doc, 7 << 40 | 3, 7, 3, 11, 5, terms))
+    except Exception as e:  # noqa: BLE001 - compared below
+        return type(e)
+
+
+def test_the_compiled_record_row_is_that_of_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new record's row of ``records`` (bound values and their types), its
+    rows of ``embeddings`` and its vector-index entries are the same with the
+    compiled builder as without, and so is what either raises; what the
+    compiled one leaves to Python (a value not of the type it takes for
+    granted) comes out as Python builds it."""
+    assert _compiled.record_row is not None, "the extension is built where the tests run"
+    rng = random.Random(17)
+
+    def vector() -> Any:
+        v = Vector(array("f", [rng.uniform(-1, 1) for _ in range(rng.choice([0, 1, 3, 8]))]).tobytes())
+        v.norm = rng.choice([None, 0.0, -0.0, 1.5, 2.25, 1, float("nan")])
+        if rng.random() < 0.05:
+            v.raw = bytearray(v.raw)  # type: ignore[assignment]
+        return v
+
+    def embedding_of() -> Any:
+        e: dict[str, Any] = {"model": rng.choice(["m", "n", ""]), "values": vector()}
+        if rng.random() < 0.5:
+            e["dimensions"] = rng.choice([3, 8, 0, True, 3.0, None, "3"])
+        if rng.random() < 0.05:
+            del e[rng.choice(["model", "values"])]
+        if rng.random() < 0.05:
+            e["values"] = rng.choice([[0.5, 1.0], None, "v"])
+        return e
+
+    def scope_of() -> Any:
+        scope: dict[str, Any] = {name: rng.choice(["", "u", 1]) for name in
+                                 rng.sample(["user", "agent", "session", "run", "task", "project", "tenant"],
+                                            rng.randint(0, 7))}
+        if rng.random() < 0.5:
+            scope["namespace"] = rng.choice([[], ["a"], ["a", "b"], None, 5, "ab"])
+        return scope
+
+    docs: list[Any] = []
+    for _ in range(3000):
+        doc: dict[str, Any] = {"id": f"r{rng.randint(0, 9)}", "kind": "fact", "fact": {"text": "t"},
+                               "sequence": 3, "revision": 1}
+        if rng.random() < 0.6:
+            doc["embeddings"] = [embedding_of() for _ in range(rng.randint(0, 3))]
+        if rng.random() < 0.6:
+            doc["scope"] = scope_of()
+        if rng.random() < 0.3:
+            doc["routing"] = {name: "a" for name in rng.sample(["agent", "caller_agent", "other"], rng.randint(0, 3))}
+        if rng.random() < 0.3:
+            doc["lifecycle"] = rng.choice([None, {}, {"status": "archived"}, {"status": 1}, {"access_count": 2}])
+        if rng.random() < 0.3:
+            doc["key"] = rng.choice([None, "", "k", 0, 5])
+        if rng.random() < 0.05:
+            doc[rng.choice(["scope", "routing", "embeddings"])] = rng.choice([None, "x", (), [1]])
+        if rng.random() < 0.03:
+            del doc[rng.choice(["id", "kind"])]
+        if rng.random() < 0.02:
+            doc["tags"] = {1, 2}  # no JSON
+        docs.append(doc)
+    terms = [rng.choice([None, "", "\ta:1\t"]) for _ in docs]
+    compiled = [_record_rows(doc, t) for doc, t in zip(docs, terms, strict=True)]
+
+    def answers(doc: Any) -> bool:
+        assert _compiled.record_row is not None
+        try:
+            return _compiled.record_row(doc, 1, 1, 1, 1, 1, None, Vector, orjson.dumps, records.dumps_counted,
+                                        records.namespace_key) is not None
+        except Exception:  # noqa: BLE001 - raised as Python raises it, above
+            return True
+
+    answered = sum(map(answers, docs))
+    monkeypatch.setattr(_compiled, "record_row", None)
+    for doc, t, got in zip(docs, terms, compiled, strict=True):
+        assert got == _record_rows(doc, t), doc
+    # the compiled builder answers where it can, and leaves the rest
+    assert answered > 1000
+    assert len({type(x) for x in compiled}) > 1  # some raise, alike
 
 
 def test_float32s_are_the_binary32_bytes_and_values_when_read() -> None:

@@ -6,6 +6,7 @@ search reads, and the compact form in which the store keeps a record.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import struct
 import sys
@@ -489,6 +490,11 @@ def _vector_count(value: Any) -> int:
     if type(value) is Vector:
         return len(value.raw) >> 2
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+#: ``orjson.dumps`` of a record whose embeddings each hold a ``Vector``, as
+#: ``pack_split`` writes it: each embedding's values as their number.
+dumps_counted = functools.partial(orjson.dumps, default=_vector_count)
 
 
 def counted_dumps(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> bytes | None:

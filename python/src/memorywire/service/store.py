@@ -66,6 +66,8 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from memorywire import _compiled
 from memorywire.service import records as r
 from memorywire.service import texts, vectors
@@ -604,6 +606,26 @@ def store_columns(doc: Mapping[str, Any]) -> tuple[Any, ...]:
         scope.get("run", ""), scope.get("task", ""), scope.get("project", ""),
         routing.get("agent", ""), routing.get("caller_agent", ""),
     )
+
+
+def record_row(doc: Mapping[str, Any], rid: int, tenant: int, seq: int, pos: int, words: int,
+               terms: str | None) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], list[Any]]:
+    """The row of ``records`` of a new record as ``WriteTx._RECORDS`` binds
+    it (its document and vectors as bytearrays, which sqlite3 binds without
+    looking for an adapter; an absent key and terms as ""), the rows of
+    ``embeddings`` and the entries of the vector indexes
+    (``_embedding_entries``). Compiled where it can be: the same rows."""
+    if _compiled.record_row is not None:
+        made = _compiled.record_row(doc, rid, tenant, seq, pos, words, terms, r.Vector, orjson.dumps,
+                                    r.dumps_counted, r.namespace_key)
+        if made is not None:
+            return made
+    data, vecs = r.pack_split(doc)
+    columns = store_columns(doc)
+    row = (rid, tenant, doc["id"], seq, columns[0], columns[1], columns[2] or "", *columns[3:], pos, words,
+           terms or "", bytearray(data), None if vecs is None else bytearray(vecs))
+    table, indexed = _embedding_entries(rid, tenant, doc)
+    return row, table, indexed
 
 
 def _namespace(column: str, key: str, head: str) -> tuple[str, list[Any]]:
@@ -1457,28 +1479,22 @@ class WriteTx(_Reads, WriteState):
         """Store a new record: it gets the next sequence and revision 1."""
         rid = next_record(t, doc)
         text = r.text_of(doc)
-        data, vecs = r.pack_split(doc)
         if len(self._queued_records) >= self.QUEUE or self._queued_bytes >= self.QUEUE_BYTES:
             self.store_queued()
-        self._queued_bytes += len(data) + len(vecs or b"") + 4 * len(text)
-        columns = store_columns(doc)
         num, seq = t.num, t.last_sequence
         words, terms = self.store.analyzer.columns(text)
-        # Bound as _RECORDS says.
-        self._queued_records.append(
-            (rid, num, doc["id"], seq, columns[0], columns[1], columns[2] or "", *columns[3:],
-             self._pos_ahead(t, rid), words, terms or "", bytearray(data),
-             None if vecs is None else bytearray(vecs)))
+        row, table, indexed = record_row(doc, rid, num, seq, self._pos_ahead(t, rid), words, terms)
+        self._queued_records.append(row)
+        self._queued_bytes += len(row[-2]) + len(row[-1] or b"") + 4 * len(text)
         # Its text and embeddings are queued with it.
         if text:
             self._queued_texts.append((rid, text))
-        table, indexed = _embedding_entries(rid, num, doc)
         self._queued_embeddings.extend(table)
-        self.touched[rid] = (num, columns[1], seq, indexed)
+        self.touched[rid] = (num, row[5], seq, indexed)
         # created_row, from the columns: status, key and namespace.
-        row = Row(rid, doc["id"], seq, 1, columns[1], columns[2], columns[3], 0, doc)
-        self.known[(num, row.id)] = row
-        return row
+        created = Row(rid, doc["id"], seq, 1, row[5], row[6] or None, row[7], 0, doc)
+        self.known[(num, created.id)] = created
+        return created
 
     def _pos_ahead(self, t: TenantState, rid: int) -> int:
         """The position of the change that follows the write of a record
