@@ -16,6 +16,7 @@ import pytest
 import memorywire.protobuf
 from memorywire.service import Service, ServiceError, Store
 from memorywire.service.operations import Call
+from memorywire.service.storage import Selection
 from memorywire.service.store import Analyzer, RWLock, rid_range, term_key
 
 _ops = itertools.count()
@@ -131,6 +132,36 @@ def test_one_text_index_for_every_tenant() -> None:
         "swordfish": [("f", False, True), ("g", False, True)], "marlin": [("f", True, False)],
         "a": [("f", True, False)], "b": [("f", False, True)]}
     store.close()
+
+
+def test_records_read_by_rid_are_looked_up_by_key(tmp_path: Path) -> None:
+    """The records a search found, read by rid, are looked up by the rowid,
+    not found by reading every record of the tenant through an index on it
+    (which took 11 ms for ten records of a tenant of 100,000)."""
+    store = Store(str(tmp_path / "store.sqlite3"), synchronous="OFF")
+    svc = Service(store)
+    try:
+        for start in range(0, 600, 200):
+            put(svc, "t", *[fact(f"f{i}", f"Fact {i}.") for i in range(start, start + 200)])
+        num = store.tenant_num("t")
+        assert num is not None
+        statements: list[str] = []
+        with store.reader() as reads:
+            rids = [rid for (rid,) in reads.conn.execute(
+                "SELECT rid FROM records WHERE rid BETWEEN ? AND ? LIMIT 10", rid_range(num))]
+            reads.conn.set_trace_callback(statements.append)
+            for selection in (Selection(), Selection(statuses=("active",), fields=(("user", "u"),))):
+                found = reads.rows_among(num, selection, rids)
+                reads.sequences(num, selection, rids)
+            reads.conn.set_trace_callback(None)
+            assert sorted(row.rid for row in found) == [] and len(reads.rows_among(num, Selection(), rids)) == 10
+            looked_up = [sql for sql in statements if " IN (" in sql]
+            assert len(looked_up) == 4
+            for sql in looked_up:
+                plan = " ".join(row[3] for row in reads.conn.execute("EXPLAIN QUERY PLAN " + sql))
+                assert "INTEGER PRIMARY KEY" in plan and "records_id" not in plan, (sql, plan)
+    finally:
+        store.close()
 
 
 def test_the_analyzer_reads_text_as_the_index_does() -> None:

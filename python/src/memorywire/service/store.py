@@ -722,17 +722,19 @@ class _Reads:
         for chunk in _chunks(rids):
             marks = ",".join("?" * len(chunk))
             out.update(self.conn.execute(
-                f"SELECT rid, seq FROM records WHERE tenant = ? AND rid IN ({marks}){where}",
+                f"SELECT rid, seq FROM records WHERE +tenant = ? AND rid IN ({marks}){where}",
                 (tenant, *chunk, *params)))
         return out
 
     def rows_among(self, tenant: int, selection: Selection, rids: Iterable[int]) -> list[Row]:
+        # "+tenant": the rids are looked up by key; an index on the tenant
+        # would have SQLite read every record of the tenant instead.
         where, params = _where(selection)
         out = []
         for chunk in _chunks(rids):
             marks = ",".join("?" * len(chunk))
             out += [row_of(x) for x in self.conn.execute(
-                f"SELECT {ROW_COLUMNS} FROM records WHERE tenant = ? AND rid IN ({marks}){where}",
+                f"SELECT {ROW_COLUMNS} FROM records WHERE +tenant = ? AND rid IN ({marks}){where}",
                 (tenant, *chunk, *params))]
         return out
 
