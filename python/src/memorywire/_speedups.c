@@ -4464,7 +4464,7 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!PyDict_CheckExact(doc))
         Py_RETURN_NONE;
     PyObject *row = NULL, *table = NULL, *indexed = NULL, *data = NULL, *ns = NULL;
-    PyObject *raws = NULL, *norms = NULL;
+    PyObject *raws = NULL, *norms = NULL, *out = NULL;
     PyObject *id, *kind, *key, *life, *status, *scope, *routing, *embeddings;
     int got;
 
@@ -4472,20 +4472,20 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if ((got = rr_get(doc, RR_ID, &id)) <= 0 || (got = rr_get(doc, RR_KIND, &kind)) <= 0)
         goto fallback_or_error;
     if ((got = rr_get(doc, RR_LIFECYCLE, &life)) < 0)
-        goto error;
+        goto done;
     status = rr_names[RR_ACTIVE];
     if (life != NULL && life != Py_None) {
         if (!PyDict_CheckExact(life))
             goto fallback;
         if ((got = rr_get(life, RR_STATUS, &status)) < 0)
-            goto error;
+            goto done;
         if (got == 0)
             status = rr_names[RR_ACTIVE];
         else if (!PyUnicode_CheckExact(status))
             goto fallback;
     }
     if ((got = rr_get(doc, RR_KEY, &key)) < 0)
-        goto error;
+        goto done;
     if (got == 0 || key == Py_None || (PyUnicode_CheckExact(key) && PyUnicode_GET_LENGTH(key) == 0))
         key = rr_names[RR_EMPTY];
     else if (!PyUnicode_CheckExact(key))
@@ -4495,7 +4495,7 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
     /* The embeddings, each a measured Vector of exact bytes. */
     if ((got = rr_get(doc, RR_EMBEDDINGS, &embeddings)) < 0)
-        goto error;
+        goto done;
     Py_ssize_t n = 0, total = 0;
     if (got) {
         if (!PyList_CheckExact(embeddings))
@@ -4504,7 +4504,7 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (n > 0) {
         if ((raws = PyList_New(n)) == NULL || (norms = PyList_New(n)) == NULL)
-            goto error;
+            goto done;
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *e = PyList_GET_ITEM(embeddings, i), *values, *raw, *norm;
             if (!PyDict_CheckExact(e))
@@ -4532,40 +4532,40 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
      * the namespace. */
     data = PyObject_CallOneArg(n > 0 ? counted_dumps : dumps, doc);
     if (data == NULL)
-        goto error;
+        goto done;
     if (!PyBytes_CheckExact(data))
         goto fallback;
     PyObject *namespace = NULL;
     if (scope != NULL && (got = rr_get(scope, RR_NAMESPACE, &namespace)) < 0)
-        goto error;
+        goto done;
     int truthy = namespace == NULL ? 0 : PyObject_IsTrue(namespace);
     if (truthy < 0)
-        goto error;
+        goto done;
     if (truthy) {
         if ((ns = PyObject_CallOneArg(namespace_key, namespace)) == NULL)
-            goto error;
+            goto done;
     } else {
         ns = Py_NewRef(rr_names[RR_NO_NAMESPACE]);
     }
 
     /* The rows. */
     if ((row = PyTuple_New(21)) == NULL || (table = PyList_New(0)) == NULL || (indexed = PyList_New(0)) == NULL)
-        goto error;
+        goto done;
     PyObject *columns[8];
     for (int k = 0; k < 8; k++) {
         PyObject *d = k < 6 ? scope : routing, *v = NULL;
         if (d != NULL && (v = PyDict_GetItemWithError(d, rr_columns[k])) == NULL && PyErr_Occurred())
-            goto error;
+            goto done;
         columns[k] = v != NULL ? v : rr_names[RR_EMPTY];
     }
     PyObject *doc_bytes = PyByteArray_FromStringAndSize(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data));
     if (doc_bytes == NULL)
-        goto error;
+        goto done;
     PyObject *vecs = Py_None;
     if (n > 0) {
         if ((vecs = PyByteArray_FromStringAndSize(NULL, total)) == NULL) {
             Py_DECREF(doc_bytes);
-            goto error;
+            goto done;
         }
         char *p = PyByteArray_AS_STRING(vecs);
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -4605,28 +4605,23 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_XDECREF(t_row);
             Py_XDECREF(entry);
             if (failed)
-                goto error;
+                goto done;
         }
         off += PyBytes_GET_SIZE(raw);
     }
-    Py_DECREF(data);
-    Py_DECREF(ns);
-    Py_XDECREF(raws);
-    Py_XDECREF(norms);
-    PyObject *out = PyTuple_Pack(3, row, table, indexed);
-    Py_DECREF(row);
-    Py_DECREF(table);
-    Py_DECREF(indexed);
-    return out;
+    out = PyTuple_Pack(3, row, table, indexed);
+    goto done;
 
 error_checked:
     if (!PyErr_Occurred())
         PyErr_SetString(PyExc_SystemError, "record_row: a member checked is gone");
-    goto error;
+    goto done;
 fallback_or_error:
     if (PyErr_Occurred())
-        goto error;
+        goto done;
 fallback:
+    out = Py_NewRef(Py_None);
+done:
     Py_XDECREF(row);
     Py_XDECREF(table);
     Py_XDECREF(indexed);
@@ -4634,16 +4629,7 @@ fallback:
     Py_XDECREF(ns);
     Py_XDECREF(raws);
     Py_XDECREF(norms);
-    Py_RETURN_NONE;
-error:
-    Py_XDECREF(row);
-    Py_XDECREF(table);
-    Py_XDECREF(indexed);
-    Py_XDECREF(data);
-    Py_XDECREF(ns);
-    Py_XDECREF(raws);
-    Py_XDECREF(norms);
-    return NULL;
+    return out;
 }
 
 static PyMethodDef methods[] = {
