@@ -444,13 +444,28 @@ def test_the_passes_in_c_hold_no_reference() -> None:
                 out += objects(v)
         return out
 
+    def shared(x: Any) -> bool:
+        # Objects the whole interpreter holds (None, the small ints, interned
+        # names such as "values"): other threads of the process move their
+        # counts too, so a leak shows there as a count grown by every call.
+        return x is None or type(x) is bool or (type(x) is int and -5 <= x <= 256) or (
+            type(x) is str and sys.intern(x) is x)
+
+    calls = 50
     for doc in docs:
         for write in writers:
             _outcome(write, doc)  # the names of the document enter the caches of the tables
-            held = [sys.getrefcount(x) for x in objects(doc)]
-            for _ in range(50):
+            parts = objects(doc)
+            kinds = [shared(x) for x in parts]
+            held = [sys.getrefcount(x) for x in parts]
+            for _ in range(calls):
                 _outcome(write, doc)
-            assert [sys.getrefcount(x) for x in objects(doc)] == held
+            now = [sys.getrefcount(x) for x in parts]
+            for x, is_shared, before, after in zip(parts, kinds, held, now, strict=True):
+                if is_shared:
+                    assert abs(after - before) < calls, (x, before, after)
+                else:
+                    assert after == before, (x, before, after)
 
 
 def test_the_msgpack_writer_in_c_hands_on_deep_documents() -> None:
