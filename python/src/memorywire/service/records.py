@@ -505,7 +505,7 @@ def counted_dumps(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> b
     for e in embeddings:
         if type(e.get("values")) is not Vector:
             return None
-    return orjson.dumps(doc, default=_vector_count, option=option)
+    return dumps_counted(doc, option=option)
 
 
 def counted_json(doc: Mapping[str, Any], embeddings: Any, option: int = 0) -> bytes:
@@ -544,8 +544,9 @@ def _split(doc: Mapping[str, Any], option: int) -> tuple[bytes, bytes | None]:
             break
         raws.append(values.raw)
     else:
-        # Every embedding holds a Vector (a record Put writes): counted_dumps, inlined.
-        return orjson.dumps(doc, default=_vector_count, option=option), b"".join(raws)
+        # Every embedding holds a Vector (a record Put writes): counted_dumps
+        # without its second walk over the embeddings.
+        return dumps_counted(doc, option=option), b"".join(raws)
     return counted_json(doc, embeddings, option), b"".join([raw_values(e["values"]) for e in embeddings])
 
 
