@@ -4449,6 +4449,31 @@ rr_attr(PyObject *obj, int name, PyTypeObject *type)
     return v;
 }
 
+/* Append the row of ``embeddings`` and the vector-index entry of an
+ * embedding e of a positive norm, whose values start at byte ``at`` of the
+ * record's vectors: 1, 0 for the fallback, -1 with an exception. */
+static int
+rr_entry(PyObject *e, PyObject *raw, PyObject *norm, PyObject *rid, PyObject *tenant, Py_ssize_t at,
+         PyObject *table, PyObject *indexed)
+{
+    PyObject *model, *dims;
+    int got;
+    if ((got = rr_get(e, RR_MODEL, &model)) <= 0 || (got = rr_get(e, RR_DIMENSIONS, &dims)) < 0)
+        return got;
+    if (got && !PyLong_CheckExact(dims))
+        return 0;
+    dims = got ? Py_NewRef(dims) : PyLong_FromSsize_t(PyBytes_GET_SIZE(raw) / 4);
+    PyObject *offset = dims != NULL ? PyLong_FromSsize_t(at) : NULL;
+    PyObject *t_row = offset != NULL ? PyTuple_Pack(6, rid, tenant, model, dims, offset, norm) : NULL;
+    PyObject *entry = t_row != NULL ? PyTuple_Pack(4, model, dims, raw, norm) : NULL;
+    int ok = entry != NULL && PyList_Append(table, t_row) == 0 && PyList_Append(indexed, entry) == 0;
+    Py_XDECREF(dims);
+    Py_XDECREF(offset);
+    Py_XDECREF(t_row);
+    Py_XDECREF(entry);
+    return ok ? 1 : -1;
+}
+
 static PyObject *
 record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -4464,7 +4489,7 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!PyDict_CheckExact(doc))
         Py_RETURN_NONE;
     PyObject *row = NULL, *table = NULL, *indexed = NULL, *data = NULL, *ns = NULL;
-    PyObject *raws = NULL, *norms = NULL, *out = NULL;
+    PyObject *raws = NULL, *out = NULL;
     PyObject *id, *kind, *key, *life, *status, *scope, *routing, *embeddings;
     int got;
 
@@ -4502,30 +4527,26 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             goto fallback;
         n = PyList_GET_SIZE(embeddings);
     }
-    if (n > 0) {
-        if ((raws = PyList_New(n)) == NULL || (norms = PyList_New(n)) == NULL)
-            goto done;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *e = PyList_GET_ITEM(embeddings, i), *values, *raw, *norm;
-            if (!PyDict_CheckExact(e))
-                goto fallback;
-            if ((got = rr_get(e, RR_VALUES, &values)) <= 0 || (PyObject *)Py_TYPE(values) != vector_type)
-                goto fallback_or_error;
-            if ((raw = rr_attr(values, RR_RAW, &PyBytes_Type)) == NULL)
-                goto fallback_or_error;
-            PyList_SET_ITEM(raws, i, raw);
-            if ((norm = rr_attr(values, RR_NORM, &PyFloat_Type)) == NULL)
-                goto fallback_or_error;
-            PyList_SET_ITEM(norms, i, norm);
-            total += PyBytes_GET_SIZE(raw);
-            if (PyFloat_AS_DOUBLE(norm) > 0.0) {
-                PyObject *model, *dims;
-                if ((got = rr_get(e, RR_MODEL, &model)) <= 0 || (got = rr_get(e, RR_DIMENSIONS, &dims)) < 0)
-                    goto fallback_or_error;
-                if (got && !PyLong_CheckExact(dims))
-                    goto fallback;
-            }
-        }
+    if ((table = PyList_New(0)) == NULL || (indexed = PyList_New(0)) == NULL)
+        goto done;
+    if (n > 0 && (raws = PyList_New(n)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PyList_GET_ITEM(embeddings, i), *values, *raw, *norm;
+        if (!PyDict_CheckExact(e))
+            goto fallback;
+        if ((got = rr_get(e, RR_VALUES, &values)) <= 0 || (PyObject *)Py_TYPE(values) != vector_type)
+            goto fallback_or_error;
+        if ((raw = rr_attr(values, RR_RAW, &PyBytes_Type)) == NULL)
+            goto fallback_or_error;
+        PyList_SET_ITEM(raws, i, raw);
+        if ((norm = rr_attr(values, RR_NORM, &PyFloat_Type)) == NULL)
+            goto fallback_or_error;
+        got = PyFloat_AS_DOUBLE(norm) > 0.0 ? rr_entry(e, raw, norm, rid, tenant, total, table, indexed) : 1;
+        Py_DECREF(norm);
+        if (got <= 0)
+            goto fallback_or_error;
+        total += PyBytes_GET_SIZE(raw);
     }
 
     /* The calls out, in the order of the Python path: the document, then
@@ -4549,7 +4570,7 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
 
     /* The rows. */
-    if ((row = PyTuple_New(21)) == NULL || (table = PyList_New(0)) == NULL || (indexed = PyList_New(0)) == NULL)
+    if ((row = PyTuple_New(21)) == NULL)
         goto done;
     PyObject *columns[8];
     for (int k = 0; k < 8; k++) {
@@ -4585,37 +4606,9 @@ record_row(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyTuple_SET_ITEM(row, 19, doc_bytes);
     PyTuple_SET_ITEM(row, 20, vecs);
 
-    Py_ssize_t off = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *e = PyList_GET_ITEM(embeddings, i), *raw = PyList_GET_ITEM(raws, i);
-        PyObject *norm = PyList_GET_ITEM(norms, i);
-        if (PyFloat_AS_DOUBLE(norm) > 0.0) {
-            /* Checked above: both there, and the dimensions an exact int. */
-            PyObject *model = PyDict_GetItemWithError(e, rr_names[RR_MODEL]);
-            PyObject *dims = PyDict_GetItemWithError(e, rr_names[RR_DIMENSIONS]);
-            if (model == NULL || (dims == NULL && PyErr_Occurred()))
-                goto error_checked;
-            dims = dims != NULL ? Py_NewRef(dims) : PyLong_FromSsize_t(PyBytes_GET_SIZE(raw) / 4);
-            PyObject *at = PyLong_FromSsize_t(off);
-            PyObject *t_row = dims && at ? PyTuple_Pack(6, rid, tenant, model, dims, at, norm) : NULL;
-            PyObject *entry = t_row ? PyTuple_Pack(4, model, dims, raw, norm) : NULL;
-            Py_XDECREF(dims);
-            Py_XDECREF(at);
-            int failed = entry == NULL || PyList_Append(table, t_row) < 0 || PyList_Append(indexed, entry) < 0;
-            Py_XDECREF(t_row);
-            Py_XDECREF(entry);
-            if (failed)
-                goto done;
-        }
-        off += PyBytes_GET_SIZE(raw);
-    }
     out = PyTuple_Pack(3, row, table, indexed);
     goto done;
 
-error_checked:
-    if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_SystemError, "record_row: a member checked is gone");
-    goto done;
 fallback_or_error:
     if (PyErr_Occurred())
         goto done;
@@ -4628,7 +4621,6 @@ done:
     Py_XDECREF(data);
     Py_XDECREF(ns);
     Py_XDECREF(raws);
-    Py_XDECREF(norms);
     return out;
 }
 
