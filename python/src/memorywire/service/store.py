@@ -714,29 +714,27 @@ class _Reads:
 
     def sequences(self, tenant: int, selection: Selection,
                   rids: Iterable[int] | None = None) -> dict[int, int]:
+        if rids is not None:
+            return dict(self._among_rids("rid, seq", tenant, selection, rids))
         where, params = _where(selection)
-        if rids is None:
-            return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE rid BETWEEN ? AND ?{where}",
-                                          (*rid_range(tenant), *params)).fetchall())
-        out: dict[int, int] = {}
-        for chunk in _chunks(rids):
-            marks = ",".join("?" * len(chunk))
-            out.update(self.conn.execute(
-                f"SELECT rid, seq FROM records WHERE +tenant = ? AND rid IN ({marks}){where}",
-                (tenant, *chunk, *params)))
-        return out
+        return dict(self.conn.execute(f"SELECT rid, seq FROM records WHERE rid BETWEEN ? AND ?{where}",
+                                      (*rid_range(tenant), *params)).fetchall())
 
     def rows_among(self, tenant: int, selection: Selection, rids: Iterable[int]) -> list[Row]:
-        # "+tenant": the rids are looked up by key; an index on the tenant
-        # would have SQLite read every record of the tenant instead.
+        return [row_of(x) for x in self._among_rids(ROW_COLUMNS, tenant, selection, rids)]
+
+    def _among_rids(self, columns: str, tenant: int, selection: Selection,
+                    rids: Iterable[int]) -> Iterator[Any]:
+        """The columns of the records among ``rids`` that the selection
+        holds, in chunks of rids the statement can bind."""
         where, params = _where(selection)
-        out = []
         for chunk in _chunks(rids):
             marks = ",".join("?" * len(chunk))
-            out += [row_of(x) for x in self.conn.execute(
-                f"SELECT {ROW_COLUMNS} FROM records WHERE +tenant = ? AND rid IN ({marks}){where}",
-                (tenant, *chunk, *params))]
-        return out
+            # "+tenant": the rids are looked up by key; an index on the
+            # tenant would have SQLite read every record of the tenant.
+            yield from self.conn.execute(
+                f"SELECT {columns} FROM records WHERE +tenant = ? AND rid IN ({marks}){where}",
+                (tenant, *chunk, *params))
 
     def _position(self, tenant: int) -> int:
         return int(self.conn.execute("SELECT last_position FROM tenants WHERE num = ?",
