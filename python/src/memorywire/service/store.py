@@ -1374,6 +1374,8 @@ class WriteTx(_Reads, WriteState):
     _RECORDS = ("INSERT INTO records (rid, tenant, id, seq, rev, kind, status, key, ns, s_user, s_agent, "
                 "s_session, s_run, s_task, s_project, r_agent, r_caller, pos, words, terms, doc, vecs) "
                 "VALUES (?, ?, ?, ?, 1, ?, ?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)")
+    #: The places in a row of ``_RECORDS`` of the values ``create`` reads back.
+    _STATUS, _KEY, _NS, _DOC, _VECS = 5, 6, 7, 19, 20
 
     def __init__(self, store: Store, conn: sqlite3.Connection) -> None:
         WriteState.__init__(self)
@@ -1485,14 +1487,15 @@ class WriteTx(_Reads, WriteState):
         words, terms = self.store.analyzer.columns(text)
         row, table, indexed = record_row(doc, rid, num, seq, self._pos_ahead(t, rid), words, terms)
         self._queued_records.append(row)
-        self._queued_bytes += len(row[-2]) + len(row[-1] or b"") + 4 * len(text)
+        self._queued_bytes += len(row[self._DOC]) + len(row[self._VECS] or b"") + 4 * len(text)
         # Its text and embeddings are queued with it.
         if text:
             self._queued_texts.append((rid, text))
         self._queued_embeddings.extend(table)
-        self.touched[rid] = (num, row[5], seq, indexed)
-        # created_row, from the columns: status, key and namespace.
-        created = Row(rid, doc["id"], seq, 1, row[5], row[6] or None, row[7], 0, doc)
+        status = row[self._STATUS]
+        self.touched[rid] = (num, status, seq, indexed)
+        # created_row, from the columns.
+        created = Row(rid, doc["id"], seq, 1, status, row[self._KEY] or None, row[self._NS], 0, doc)
         self.known[(num, created.id)] = created
         return created
 
