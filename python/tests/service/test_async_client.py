@@ -136,6 +136,20 @@ def test_reads_of_one_tenant_agree(mw: Client, target: str, tenant: str) -> None
     assert [r["id"] for r in got[3]] == [f"r{i}" for i in range(30)]
 
 
+def test_a_response_holds_its_lists_when_they_are_empty(mw: Client, target: str, tenant: str) -> None:
+    # The wire leaves an empty list out; both clients give it back as [].
+    mw.put(fact("x", "one"))
+
+    async def main() -> list[Any]:
+        async with AsyncClient(target, tenant=tenant) as amw:
+            return [await amw.search("nothing like it"), await amw.get(["absent"])]
+
+    for found, got in [run(main), [mw.search("nothing like it"), mw.get(["absent"])]]:
+        assert found["hits"] == [] and "next_cursor" not in found
+        assert got["records"] == [] and got["missing_ids"] == ["absent"]
+    assert mw.search("one")["hits"][0]["record"]["id"] == "x"
+
+
 def test_a_refused_call_raises_the_error_of_client(mw: Client, target: str, tenant: str) -> None:
     mw.put(fact("x", "one"))
 

@@ -54,7 +54,7 @@ def test_expire_actions(mw: Client, raw_channel, tenant: str) -> None:  # type: 
         ["old", "read", "m"]
     assert mw.get("old")["records"][0]["lifecycle"]["status"] == "archived"
     # archive does not select archived records; demote and delete do
-    assert mw.expire({"older_than_seconds": 30 * 86400}, "archive", as_of=AS_OF).get("expired_ids") is None
+    assert mw.expire({"older_than_seconds": 30 * 86400}, "archive", as_of=AS_OF)["expired_ids"] == []
     assert mw.expire({"older_than_seconds": 30 * 86400}, "demote", as_of=AS_OF)["expired_ids"] == \
         ["old", "read", "m"]
     assert mw.get("old")["records"][0]["lifecycle"]["importance"] == 0.25
@@ -142,10 +142,10 @@ def test_approval_flow(mw: Client) -> None:
     staged = {"compare": {"field": "/lifecycle/status", "operator": "eq", "value": "pending_approval"}}
     # staged records are stored, but not part of memory yet
     assert mw.get("f1")["records"][0]["lifecycle"]["status"] == "pending_approval"
-    assert mw.history().get("records") is None
-    assert mw.search("vegan").get("hits") is None
+    assert mw.history()["records"] == []
+    assert mw.search("vegan")["hits"] == []
     assert [h["record"]["id"] for h in mw.search(filter=staged)["hits"]] == ["f1", "f2", "f3"]
-    assert mw.expire({"older_than_seconds": 0}, "archive", dry_run=True).get("expired_ids") is None
+    assert mw.expire({"older_than_seconds": 0}, "archive", dry_run=True)["expired_ids"] == []
     fails("RECORD_NOT_FOUND", lambda: mw.merge("f1", ["f2"]), "/target_id")
 
     rec = mw.review("f1", "amend", patch={"fact": {"text": "The user is vegetarian, not vegan."}},

@@ -85,12 +85,12 @@ def test_soft_delete_keeps_a_tombstone(mw: Client) -> None:
     assert tomb["tags"] == ["t"] and tomb["routing"] == {"agent": "A"} and tomb["key"] == "k"
     assert tomb["revision"] == 2 and tomb["sequence"] == before["sequence"]
     assert tomb["provenance"]["content_hash"] == before["provenance"]["content_hash"]
-    assert mw.search("secret").get("hits") is None
-    assert mw.search(vector={"model": "demo", "values": [1.0, 0.0]}).get("hits") is None
+    assert mw.search("secret")["hits"] == []
+    assert mw.search(vector={"model": "demo", "values": [1.0, 0.0]})["hits"] == []
     # deleting again is harmless and changes nothing
     assert mw.delete("f1")["deleted_ids"] == ["f1"]
     assert mw.get("f1", include_deleted=True)["records"][0]["revision"] == 2
-    assert mw.delete("nope").get("deleted_ids") is None
+    assert mw.delete("nope")["deleted_ids"] == []
 
 
 def test_hard_delete_frees_the_identifier(mw: Client) -> None:
@@ -116,7 +116,7 @@ def test_delete_by_filter_and_conditions(mw: Client, raw_channel, tenant: str) -
     # tombstones are selected only by a filter on status, e.g. for a hard deletion
     status = {"compare": {"field": "/lifecycle/status", "operator": "eq", "value": "deleted"}}
     assert mw.delete(filter={"compare": {"field": "/kind", "operator": "eq", "value": "fact"}},
-                     scope={"session": "s1"}).get("deleted_ids") is None
+                     scope={"session": "s1"})["deleted_ids"] == []
     assert mw.delete(filter=status, mode="hard")["deleted_ids"] == ["f0", "f1", "f2"]
     fails("REVISION_MISMATCH", lambda: mw.delete("f3", expected_revision=2), "/expected_revision")
     fails("RECORD_NOT_FOUND", lambda: mw.delete("f0", expected_revision=1), "/ids/0")

@@ -1,7 +1,8 @@
 """A client of ``memorywire.v1.MemoryService`` (spec/v1/grpc-binding.md).
 
 Every method takes and returns documents in their JSON form (dicts, as
-:mod:`memorywire.json` reads them), fills in ``specversion`` and a fresh
+:mod:`memorywire.json` reads them; each list and map of a response itself is
+there, empty where the service sent none), fills in ``specversion`` and a fresh
 ``operation_id`` (a UUID) unless one is given, checks the request with the
 codec before it is sent, and raises a :class:`memorywire.MemorywireError`:
 the codec's ValidationError for a request that breaks a rule, and

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 import grpc
 
 import memorywire.protobuf
+from memorywire import _model
 from memorywire._transport import is_local
 from memorywire._version import SPECVERSION
 from memorywire.errors import MemorywireError, violation
@@ -41,6 +42,21 @@ SERVICE = registry.SERVICE
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 Doc = dict[str, Any]
+
+
+def response(data: bytes, method: str) -> Doc:
+    """The response document of a call, with each list and map of the
+    response itself present: the wire leaves an empty one out (its default),
+    and ``mw.search(...)["hits"]`` is then [] rather than a KeyError.
+    Documents inside it (records, errors) keep their canonical form."""
+    type_name = operation(method).response_type
+    doc: Doc = memorywire.protobuf.decode(data, type=type_name)
+    for name, f in _model.message(type_name).fields.items():
+        if f.is_map:
+            doc.setdefault(name, {})
+        elif f.repeated:
+            doc.setdefault(name, [])
+    return doc
 
 
 def _tenant_value(tenant: str) -> str:
@@ -184,7 +200,7 @@ class Unary:
         return memorywire.protobuf.encode(req, type=operation(self.method).request_type)
 
     def decode(self, data: bytes) -> Doc:
-        return memorywire.protobuf.decode(data, type=operation(self.method).response_type)
+        return response(data, self.method)
 
 
 @dataclass(frozen=True)
@@ -221,7 +237,7 @@ class Upload:
         return operation(self.method).path
 
     def decode(self, data: bytes) -> Doc:
-        return memorywire.protobuf.decode(data, type=operation(self.method).response_type)
+        return response(data, self.method)
 
 
 def watch_event(data: bytes) -> Doc:
