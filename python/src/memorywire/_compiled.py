@@ -103,6 +103,19 @@ except ImportError:  # not built: the store builds the rows itself
 if PURE:
     record_row = None
 
+#: The compiled Protobuf reader (``_speedups.pb_reader_tables`` and
+#: ``_speedups.pb_read``), which gives what ``_codec.from_proto`` gives of
+#: the message upb parses, or None for that path to decide; None where the
+#: extension is not built, or with MEMORYWIRE_PURE=1.
+pb_reader_tables: Callable[[tuple[Any, ...]], Any] | None
+pb_read: Callable[..., dict[str, Any] | None] | None
+try:
+    from memorywire._speedups import pb_read, pb_reader_tables
+except ImportError:  # not built: upb parses every document
+    pb_read = pb_reader_tables = None
+if PURE:
+    pb_read = pb_reader_tables = None
+
 #: The least magnitude that rounds to infinity in binary32.
 FLOAT32_OVERFLOW = 3.4028235677973366e38
 #: Absent, as opposed to null, for fields whose Value may be null.

@@ -4624,6 +4624,696 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------------
+ * The compiled Protobuf reader (memorywire._wire.compiled_reader).
+ *
+ * pb_reader_tables(messages) -> capsule: the field tables of the messages a
+ * type reaches, each a tuple of fields (number, name, kind, repeated,
+ * is_map, presence, oneof, sub, wide, enum) in field-number order: kind one
+ * of the PR_ kinds below, in the order of memorywire._model's; a map field
+ * repeated (an entry an occurrence); oneof the index of the field's oneof
+ * (-1 for none); sub the index of a MESSAGE field's message; wide whether an
+ * UINT field has 64 bits; enum a tuple of (number, name) for an ENUM field.
+ *
+ * pb_read(tables, data, root, max_depth, make_vector, timestamp, b64) ->
+ * dict | None: the JSON form of a message's bytes as _codec.from_proto gives
+ * it of the message upb parses from them (members in field-number order,
+ * fields at their default left out), or None wherever anything is not what
+ * a writer of memorywire.v1 writes in one way only: an unknown field, a
+ * field out of field-number order or repeated where it is not repeated, two
+ * members of a oneof, a wire type or a value the field does not take, an
+ * unknown enum value, a non-finite number, text that is not UTF-8, a map key
+ * twice, nesting beyond max_depth (or upb's 100). The caller then takes
+ * the path of upb,
+ * which names the fault or reads what was merged. make_vector(raw) gives the
+ * form of a float32 vector's finite little-endian bytes, timestamp(seconds,
+ * nanos) a timestamp's text (None out of range), b64(bytes) their text. */
+
+/* The depth of nesting upb reads. */
+#define PR_MAX_DEPTH 100
+
+enum { PR_STRING, PR_BOOL, PR_UINT, PR_DOUBLE, PR_FLOAT32, PR_BYTES, PR_ENUM, PR_MESSAGE, PR_TIMESTAMP,
+       PR_VALUE, PR_KINDS };
+
+typedef struct {
+    uint32_t number;
+    PyObject *name;
+    int kind, repeated, is_map, presence, oneof, sub, wide;
+    Py_ssize_t n_enum;
+    int32_t *enum_numbers;
+    PyObject **enum_names;
+} pr_field;
+
+typedef struct {
+    Py_ssize_t n_fields;
+    pr_field *fields;
+    uint32_t max_number;
+    int32_t *by_number;
+} pr_message;
+
+typedef struct {
+    Py_ssize_t n_messages;
+    pr_message *messages;
+} pr_tables;
+
+typedef struct {
+    pr_tables *t;
+    int max_depth;
+    PyObject *make_vector, *timestamp, *b64;
+} pr_reader;
+
+static void
+pr_free(pr_tables *t)
+{
+    if (t == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < t->n_messages; i++) {
+        pr_message *msg = &t->messages[i];
+        for (Py_ssize_t k = 0; msg->fields != NULL && k < msg->n_fields; k++) {
+            pr_field *f = &msg->fields[k];
+            Py_XDECREF(f->name);
+            for (Py_ssize_t e = 0; f->enum_names != NULL && e < f->n_enum; e++)
+                Py_XDECREF(f->enum_names[e]);
+            PyMem_Free(f->enum_numbers);
+            PyMem_Free(f->enum_names);
+        }
+        PyMem_Free(msg->fields);
+        PyMem_Free(msg->by_number);
+    }
+    PyMem_Free(t->messages);
+    PyMem_Free(t);
+}
+
+static void
+pr_capsule_free(PyObject *capsule)
+{
+    pr_free((pr_tables *)PyCapsule_GetPointer(capsule, "memorywire.pb_reader_tables"));
+}
+
+static int
+pr_field_of(PyObject *spec, pr_field *f, Py_ssize_t n_messages)
+{
+    long number, kind;
+    PyObject *name, *entries;
+    if (!PyArg_ParseTuple(spec, "lUliiiiiiO!", &number, &name, &kind, &f->repeated, &f->is_map, &f->presence,
+                          &f->oneof, &f->sub, &f->wide, &PyTuple_Type, &entries))
+        return -1;
+    if (number <= 0 || number > (1L << 29) - 1 || kind < 0 || kind >= PR_KINDS || f->oneof < -1 || f->oneof >= 64
+        || (kind == PR_MESSAGE && (f->sub < 0 || f->sub >= n_messages))) {
+        PyErr_SetString(PyExc_ValueError, "pb_reader_tables: a field out of range");
+        return -1;
+    }
+    f->number = (uint32_t)number;
+    f->kind = (int)kind;
+    f->name = PyUnicode_InternFromString(PyUnicode_AsUTF8(name));
+    if (f->name == NULL)
+        return -1;
+    f->n_enum = PyTuple_GET_SIZE(entries);
+    if (f->n_enum > 0) {
+        f->enum_numbers = PyMem_Calloc((size_t)f->n_enum, sizeof(int32_t));
+        f->enum_names = PyMem_Calloc((size_t)f->n_enum, sizeof(PyObject *));
+        if (f->enum_numbers == NULL || f->enum_names == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t e = 0; e < f->n_enum; e++) {
+            int value;
+            PyObject *label;
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(entries, e), "iU", &value, &label))
+                return -1;
+            f->enum_numbers[e] = value;
+            f->enum_names[e] = Py_NewRef(label);
+        }
+    }
+    return 0;
+}
+
+static PyObject *
+pb_reader_tables(PyObject *self, PyObject *messages)
+{
+    if (!PyTuple_Check(messages)) {
+        PyErr_SetString(PyExc_TypeError, "pb_reader_tables(messages: tuple)");
+        return NULL;
+    }
+    pr_tables *t = PyMem_Calloc(1, sizeof(pr_tables));
+    if (t == NULL)
+        return PyErr_NoMemory();
+    t->n_messages = PyTuple_GET_SIZE(messages);
+    if ((t->messages = PyMem_Calloc((size_t)t->n_messages + 1, sizeof(pr_message))) == NULL) {
+        PyMem_Free(t);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < t->n_messages; i++) {
+        PyObject *fields = PyTuple_GET_ITEM(messages, i);
+        pr_message *msg = &t->messages[i];
+        if (!PyTuple_Check(fields)) {
+            PyErr_SetString(PyExc_TypeError, "pb_reader_tables: a message is a tuple of fields");
+            goto fail;
+        }
+        msg->n_fields = PyTuple_GET_SIZE(fields);
+        if ((msg->fields = PyMem_Calloc((size_t)msg->n_fields + 1, sizeof(pr_field))) == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < msg->n_fields; k++) {
+            pr_field *f = &msg->fields[k];
+            if (!PyTuple_Check(PyTuple_GET_ITEM(fields, k))
+                || pr_field_of(PyTuple_GET_ITEM(fields, k), f, t->n_messages) < 0)
+                goto fail;
+            if (k > 0 && f->number <= msg->fields[k - 1].number) {
+                PyErr_SetString(PyExc_ValueError, "pb_reader_tables: field numbers ascend");
+                goto fail;
+            }
+            msg->max_number = f->number;
+        }
+        if (msg->max_number > 4096) {
+            PyErr_SetString(PyExc_ValueError, "pb_reader_tables: field numbers up to 4096");
+            goto fail;
+        }
+        if ((msg->by_number = PyMem_Calloc((size_t)msg->max_number + 1, sizeof(int32_t))) == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (uint32_t n = 0; n <= msg->max_number; n++)
+            msg->by_number[n] = -1;
+        for (Py_ssize_t k = 0; k < msg->n_fields; k++)
+            msg->by_number[msg->fields[k].number] = (int32_t)k;
+    }
+    PyObject *capsule = PyCapsule_New(t, "memorywire.pb_reader_tables", pr_capsule_free);
+    if (capsule == NULL)
+        goto fail;
+    return capsule;
+fail:
+    pr_free(t);
+    return NULL;
+}
+
+/* A varint of at most 64 bits before end: 1, or 0 for the fallback. */
+static int
+pr_varint(const unsigned char *data, Py_ssize_t *pos, Py_ssize_t end, uint64_t *value)
+{
+    int wide;
+    return pb_read_varint(data, pos, end, value, &wide) == 0 && !wide;
+}
+
+/* The bounds of a length-delimited field: 1, or 0 for the fallback. */
+static int
+pr_span(const unsigned char *data, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t *start, Py_ssize_t *stop)
+{
+    uint64_t length;
+    if (!pr_varint(data, pos, end, &length) || length > (uint64_t)(end - *pos))
+        return 0;
+    *start = *pos;
+    *stop = *pos + (Py_ssize_t)length;
+    *pos = *stop;
+    return 1;
+}
+
+static double
+pr_double(const unsigned char *p, uint64_t *bits)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    double d;
+    memcpy(&d, &v, sizeof d);
+    *bits = v;
+    return d;
+}
+
+/* Text of strict UTF-8; NULL with no exception for the fallback. */
+static PyObject *
+pr_text(const unsigned char *data, Py_ssize_t start, Py_ssize_t stop)
+{
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)data + start, stop - start, NULL);
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        PyErr_Clear();
+    return text;
+}
+
+/* *out (new) from a Python result: 1, or -1 with its exception; None from a
+ * helper that gives None for the fallback is 0. */
+static int
+pr_result(PyObject *v, PyObject **out)
+{
+    if (v == NULL)
+        return -1;
+    if (v == Py_None) {
+        Py_DECREF(v);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int pr_value(pr_reader *r, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end, int depth,
+                    PyObject **out);
+
+/* A map entry (key = 1, value = 2, a Value) into entries: 1, 0, -1. */
+static int
+pr_entry(pr_reader *r, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end, PyObject *entries, int depth)
+{
+    Py_ssize_t key_at = -1, key_end = -1, value_at = -1, value_end = -1;
+    while (pos < end) {
+        uint64_t tag;
+        if (!pr_varint(data, &pos, end, &tag))
+            return 0;
+        if (tag == (1 << 3 | 2) && key_at < 0) {
+            if (!pr_span(data, &pos, end, &key_at, &key_end))
+                return 0;
+        }
+        else if (tag == (2 << 3 | 2) && value_at < 0) {
+            if (!pr_span(data, &pos, end, &value_at, &value_end))
+                return 0;
+        }
+        else {
+            return 0;
+        }
+    }
+    if (value_at < 0)
+        return 0;
+    PyObject *key = key_at < 0 ? PyUnicode_New(0, 0) : pr_text(data, key_at, key_end);
+    if (key == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    int got = PyDict_Contains(entries, key);
+    PyObject *value = NULL;
+    if (got == 0)
+        got = pr_value(r, data, value_at, value_end, depth + 1, &value);
+    else
+        got = got > 0 ? 0 : -1;
+    if (got > 0 && PyDict_SetItem(entries, key, value) < 0)
+        got = -1;
+    Py_DECREF(key);
+    Py_XDECREF(value);
+    return got;
+}
+
+/* A ValueList (values = 1) or a ValueMap (entries = 1): 1, 0, -1. */
+static int
+pr_container(pr_reader *r, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end, int depth, int is_map,
+             PyObject **out)
+{
+    if (depth > r->max_depth)
+        return 0;
+    PyObject *container = is_map ? PyDict_New() : PyList_New(0);
+    if (container == NULL)
+        return -1;
+    int got = 1;
+    while (got > 0 && pos < end) {
+        uint64_t tag;
+        Py_ssize_t start, stop;
+        if (!pr_varint(data, &pos, end, &tag) || tag != (1 << 3 | 2) || !pr_span(data, &pos, end, &start, &stop)) {
+            got = 0;
+        }
+        else if (is_map) {
+            got = pr_entry(r, data, start, stop, container, depth);
+        }
+        else {
+            PyObject *item = NULL;
+            got = pr_value(r, data, start, stop, depth + 1, &item);
+            if (got > 0) {
+                got = PyList_Append(container, item) < 0 ? -1 : 1;
+                Py_DECREF(item);
+            }
+        }
+    }
+    if (got <= 0) {
+        Py_DECREF(container);
+        return got;
+    }
+    *out = container;
+    return 1;
+}
+
+/* A Value, one of its kinds set once: 1, 0, -1. */
+static int
+pr_value(pr_reader *r, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end, int depth, PyObject **out)
+{
+    if (depth > r->max_depth || pos >= end)
+        return 0;
+    uint64_t tag, v, bits;
+    Py_ssize_t start, stop;
+    if (!pr_varint(data, &pos, end, &tag))
+        return 0;
+    int got = 1;
+    switch (tag) {
+    case 1 << 3:  /* null_value, of the one value NULL_VALUE */
+        if (!pr_varint(data, &pos, end, &v) || v != 0)
+            return 0;
+        *out = Py_NewRef(Py_None);
+        break;
+    case 2 << 3:
+        if (!pr_varint(data, &pos, end, &v))
+            return 0;
+        *out = PyBool_FromLong(v != 0);
+        break;
+    case 3 << 3:  /* sint64 */
+        if (!pr_varint(data, &pos, end, &v))
+            return 0;
+        *out = PyLong_FromLongLong((long long)(v >> 1) ^ -(long long)(v & 1));
+        if (*out == NULL)
+            return -1;
+        break;
+    case 4 << 3 | 1: {
+        if (end - pos < 8)
+            return 0;
+        double d = pr_double(data + pos, &bits);
+        pos += 8;
+        if (!isfinite(d))
+            return 0;
+        if ((*out = PyFloat_FromDouble(d)) == NULL)
+            return -1;
+        break;
+    }
+    case 5 << 3 | 2:
+        if (!pr_span(data, &pos, end, &start, &stop))
+            return 0;
+        if ((*out = pr_text(data, start, stop)) == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        break;
+    case 6 << 3 | 2:
+    case 7 << 3 | 2:
+        if (!pr_span(data, &pos, end, &start, &stop))
+            return 0;
+        got = pr_container(r, data, start, stop, depth + 1, tag == (7 << 3 | 2), out);
+        break;
+    default:
+        return 0;
+    }
+    if (got > 0 && pos != end) {  /* a second field: upb merges or replaces */
+        Py_DECREF(*out);
+        *out = NULL;
+        return 0;
+    }
+    return got;
+}
+
+/* A Timestamp (seconds = 1, nanos = 2, each at most once): 1, 0, -1. */
+static int
+pr_timestamp(pr_reader *r, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end, PyObject **out)
+{
+    uint64_t seconds = 0, nanos = 0, tag;
+    int seen = 0;
+    while (pos < end) {
+        if (!pr_varint(data, &pos, end, &tag) || (tag != 1 << 3 && tag != 2 << 3) || seen & (int)(tag >> 3))
+            return 0;
+        seen |= (int)(tag >> 3);
+        if (!pr_varint(data, &pos, end, tag == 1 << 3 ? &seconds : &nanos))
+            return 0;
+    }
+    if (nanos > 0x7FFFFFFF)
+        return 0;
+    return pr_result(PyObject_CallFunction(r->timestamp, "Lk", (long long)seconds, (unsigned long)nanos), out);
+}
+
+static int pr_message_of(pr_reader *r, const pr_message *msg, const unsigned char *data, Py_ssize_t pos,
+                         Py_ssize_t end, int depth, PyObject **out);
+
+/* A float32 vector's packed bytes, each value finite: 1, 0, -1. */
+static int
+pr_vector(pr_reader *r, const unsigned char *data, Py_ssize_t start, Py_ssize_t stop, PyObject **out)
+{
+    if ((stop - start) % 4)
+        return 0;
+    for (Py_ssize_t i = start + 3; i < stop; i += 4) {
+        if ((data[i] & 0x7F) == 0x7F && (data[i - 1] & 0x80))
+            return 0;
+    }
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)data + start, stop - start);
+    if (raw == NULL)
+        return -1;
+    int got = pr_result(PyObject_CallOneArg(r->make_vector, raw), out);
+    Py_DECREF(raw);
+    return got;
+}
+
+/* The value of a varint field: 1, 0 (also for a default left out: *out
+ * NULL), -1. */
+static int
+pr_scalar(const pr_field *f, uint64_t v, PyObject **out)
+{
+    *out = NULL;
+    if (f->kind == PR_BOOL) {
+        if (v != 0 || f->presence || f->repeated)
+            *out = PyBool_FromLong(v != 0);
+        return 1;
+    }
+    if (f->kind == PR_UINT) {
+        if (!f->wide)
+            v &= 0xFFFFFFFFu;
+        if (v == 0 && !f->presence && !f->repeated)
+            return 1;
+        return (*out = PyLong_FromUnsignedLongLong(v)) != NULL ? 1 : -1;
+    }
+    if (f->kind != PR_ENUM)
+        return 0;
+    int32_t number = (int32_t)(uint32_t)v;
+    if (number == 0 && !f->presence && !f->repeated)
+        return 1;
+    for (Py_ssize_t e = 0; e < f->n_enum; e++) {
+        if (f->enum_numbers[e] == number) {
+            *out = Py_NewRef(f->enum_names[e]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The value of a length-delimited field that is not a vector or a map
+ * (string, bytes, message, timestamp, Value): 1, 0 (also for a default
+ * left out: *out NULL), -1. */
+static int
+pr_delimited(pr_reader *r, const pr_field *f, const unsigned char *data, Py_ssize_t start, Py_ssize_t stop,
+             int depth, PyObject **out)
+{
+    *out = NULL;
+    switch (f->kind) {
+    case PR_STRING:
+    case PR_BYTES:
+        if (start == stop && !f->presence && !f->repeated)
+            return 1;
+        if (f->kind == PR_BYTES) {
+            PyObject *raw = PyBytes_FromStringAndSize((const char *)data + start, stop - start);
+            if (raw == NULL)
+                return -1;
+            *out = PyObject_CallOneArg(r->b64, raw);
+            Py_DECREF(raw);
+            return *out != NULL ? 1 : -1;
+        }
+        *out = pr_text(data, start, stop);
+        return *out != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+    case PR_MESSAGE:
+        return pr_message_of(r, &r->t->messages[f->sub], data, start, stop, depth + 1, out);
+    case PR_TIMESTAMP:
+        return pr_timestamp(r, data, start, stop, out);
+    case PR_VALUE:
+        return f->repeated ? 0 : pr_value(r, data, start, stop, depth + 1, out);
+    default:
+        return 0;
+    }
+}
+
+/* One occurrence of a field at data[*pos] (after its tag) into out, whose
+ * repeated run so far is *run (borrowed; NULL at its start): 1, 0, -1. */
+static int
+pr_field_into(pr_reader *r, const pr_field *f, int wire, const unsigned char *data, Py_ssize_t *pos,
+              Py_ssize_t end, int depth, PyObject *out, PyObject **run)
+{
+    Py_ssize_t start, stop;
+    PyObject *v = NULL;
+    int got;
+    if (f->is_map || f->kind == PR_FLOAT32) {
+        if (wire != 2 || !f->repeated || !pr_span(data, pos, end, &start, &stop))
+            return 0;
+        if (f->kind == PR_FLOAT32) {  /* packed, once: upb writes it so */
+            if (*run != NULL)
+                return 0;
+            *run = Py_None;
+            if (start == stop)
+                return 1;
+            if ((got = pr_vector(r, data, start, stop, &v)) <= 0)
+                return got;
+            got = PyDict_SetItem(out, f->name, v) < 0 ? -1 : 1;
+            Py_DECREF(v);
+            return got;
+        }
+        if (*run == NULL) {
+            if ((*run = PyDict_New()) == NULL)
+                return -1;
+            got = PyDict_SetItem(out, f->name, *run);
+            Py_DECREF(*run);
+            if (got < 0)
+                return -1;
+        }
+        return pr_entry(r, data, start, stop, *run, depth + 1);
+    }
+    const int varint = f->kind == PR_BOOL || f->kind == PR_UINT || f->kind == PR_ENUM;
+    if (f->kind == PR_DOUBLE) {
+        if (f->repeated || wire != 1 || end - *pos < 8)
+            return 0;
+        uint64_t bits;
+        double d = pr_double(data + *pos, &bits);
+        *pos += 8;
+        if (!isfinite(d))
+            return 0;
+        if (bits == 0 && !f->presence)
+            return 1;
+        if ((v = PyFloat_FromDouble(d)) == NULL)
+            return -1;
+        got = 1;
+    }
+    else if (varint && wire == 0) {
+        uint64_t raw;
+        if (!pr_varint(data, pos, end, &raw))
+            return 0;
+        got = pr_scalar(f, raw, &v);
+    }
+    else if (varint && wire == 2 && f->repeated) {  /* packed */
+        if (!pr_span(data, pos, end, &start, &stop))
+            return 0;
+        if (*run == NULL) {
+            if ((*run = PyList_New(0)) == NULL)
+                return -1;
+            got = start == stop ? 1 : PyDict_SetItem(out, f->name, *run);
+            Py_DECREF(*run);  /* held by out, or gone with an empty run, as upb leaves it out */
+            if (got < 0)
+                return -1;
+            if (start == stop) {
+                *run = NULL;
+                return 1;
+            }
+        }
+        while (start < stop) {
+            uint64_t raw;
+            if (!pr_varint(data, &start, stop, &raw))
+                return 0;
+            if ((got = pr_scalar(f, raw, &v)) <= 0)
+                return got;
+            got = PyList_Append(*run, v);
+            Py_DECREF(v);
+            if (got < 0)
+                return -1;
+        }
+        return 1;
+    }
+    else if (!varint && wire == 2) {
+        if (!pr_span(data, pos, end, &start, &stop))
+            return 0;
+        got = pr_delimited(r, f, data, start, stop, depth, &v);
+    }
+    else {
+        return 0;
+    }
+    if (got <= 0 || v == NULL)
+        return got;
+    if (!f->repeated) {
+        got = PyDict_SetItem(out, f->name, v) < 0 ? -1 : 1;
+    }
+    else {
+        if (*run == NULL) {
+            if ((*run = PyList_New(0)) == NULL) {
+                Py_DECREF(v);
+                return -1;
+            }
+            got = PyDict_SetItem(out, f->name, *run);
+            Py_DECREF(*run);
+            if (got < 0) {
+                Py_DECREF(v);
+                return -1;
+            }
+        }
+        got = PyList_Append(*run, v) < 0 ? -1 : 1;
+    }
+    Py_DECREF(v);
+    return got;
+}
+
+static int
+pr_message_of(pr_reader *r, const pr_message *msg, const unsigned char *data, Py_ssize_t pos, Py_ssize_t end,
+              int depth, PyObject **out)
+{
+    if (depth > r->max_depth)
+        return 0;
+    PyObject *doc = PyDict_New();
+    if (doc == NULL)
+        return -1;
+    uint32_t last = 0;
+    uint64_t oneofs = 0;
+    PyObject *run = NULL;
+    int got = 1;
+    while (got > 0 && pos < end) {
+        uint64_t tag;
+        if (!pr_varint(data, &pos, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > msg->max_number) {
+            got = 0;
+            break;
+        }
+        const uint32_t number = (uint32_t)(tag >> 3);
+        const int32_t at = msg->by_number[number];
+        if (at < 0 || number < last) {
+            got = 0;
+            break;
+        }
+        const pr_field *f = &msg->fields[at];
+        if (number == last) {
+            if (!f->repeated) {
+                got = 0;
+                break;
+            }
+        }
+        else {
+            last = number;
+            run = NULL;
+            if (f->oneof >= 0) {
+                if (oneofs >> f->oneof & 1) {
+                    got = 0;
+                    break;
+                }
+                oneofs |= (uint64_t)1 << f->oneof;
+            }
+        }
+        got = pr_field_into(r, f, (int)(tag & 7), data, &pos, end, depth, doc, &run);
+    }
+    if (got <= 0) {
+        Py_DECREF(doc);
+        return got;
+    }
+    *out = doc;
+    return 1;
+}
+
+static PyObject *
+pb_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "pb_read takes 7 arguments");
+        return NULL;
+    }
+    pr_tables *t = PyCapsule_GetPointer(args[0], "memorywire.pb_reader_tables");
+    if (t == NULL)
+        return NULL;
+    if (!PyBytes_CheckExact(args[1]))
+        Py_RETURN_NONE;
+    const Py_ssize_t root = PyLong_AsSsize_t(args[2]);
+    const long max_depth = PyLong_AsLong(args[3]);
+    if ((root == -1 || max_depth == -1) && PyErr_Occurred())
+        return NULL;
+    if (root < 0 || root >= t->n_messages) {
+        PyErr_SetString(PyExc_ValueError, "pb_read: no such message");
+        return NULL;
+    }
+    /* Deeper than upb reads, a document takes the path that names its
+     * fault: no deeper recursion here, nor in the validator after it. */
+    pr_reader r = {t, max_depth > PR_MAX_DEPTH ? PR_MAX_DEPTH : (int)max_depth, args[4], args[5], args[6]};
+    PyObject *doc = NULL;
+    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    int got = pr_message_of(&r, &t->messages[root], data, 0, PyBytes_GET_SIZE(args[1]), 1, &doc);
+    if (got < 0)
+        return NULL;
+    if (got == 0)
+        Py_RETURN_NONE;
+    return doc;
+}
+
 static PyMethodDef methods[] = {
     {"term_columns", (PyCFunction)(void (*)(void))term_columns, METH_FASTCALL,
      "The number of terms and the term column of each text of chunks, or None."},
@@ -4651,6 +5341,9 @@ static PyMethodDef methods[] = {
      "Set the field tables of the Protobuf writer."},
     {"pb_write", (PyCFunction)(void (*)(void))pb_write, METH_FASTCALL,
      "The canonical Protobuf bytes of a validated document, or None."},
+    {"pb_reader_tables", pb_reader_tables, METH_O, "The field tables of the compiled Protobuf reader, as a capsule."},
+    {"pb_read", (PyCFunction)(void (*)(void))pb_read, METH_FASTCALL,
+     "The JSON form of a message's bytes as from_proto gives it, or None for the path of upb."},
     {"pb_packed_field", (PyCFunction)(void (*)(void))pb_packed_field, METH_FASTCALL,
      "The bytes of a length-delimited field at the top level of a message, or None."},
     {NULL, NULL, 0, NULL},

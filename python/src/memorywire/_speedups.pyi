@@ -48,6 +48,16 @@ def pb_packed_field(data: bytes, number: int, /) -> bytes | None:
     level of a message's bytes, or None where there is none or the bytes
     before it are not readable."""
 
+def pb_reader_tables(messages: tuple[tuple[tuple[Any, ...], ...], ...], /) -> Any:
+    """The field tables of the compiled Protobuf reader, as a capsule: for
+    each message, its fields (number, name, kind, repeated, is_map,
+    presence, oneof, sub, wide, enum) in field-number order."""
+
+def pb_read(tables: Any, data: bytes, root: int, max_depth: int, make_vector: Any, timestamp: Any,
+            b64: Any, /) -> dict[str, Any] | None:
+    """The JSON form of a message's bytes as ``_codec.from_proto`` gives it
+    of the message upb parses, or None for that path to decide."""
+
 def float32_le(values: Any, /) -> bytes | None:
     """The little-endian binary32 bytes of a list or tuple of floats and
     ints, each rounded to nearest; None when an item is of another type, an

@@ -1,6 +1,7 @@
 """The Protobuf encoding (spec/v1/protobuf-format.md).
 
-Parsing runs in upb, and serialisation in the writer in C of
+Parsing runs in upb, or in the compiled reader of memorywire._wire for the
+bytes a writer of the messages writes, and serialisation in the writer in C of
 memorywire._encode (or upb); this module adds the rules of the
 specification: required fields, unknown fields, duplicate map keys, and the
 canonical form, in which every repeated MapEntry field is sorted by key.
@@ -40,6 +41,8 @@ class Decoder:
         #: Whether the type's field 1 is its specversion, a string.
         field = self._info.fields.get("specversion")
         self._versioned = field is not None and field.number == 1 and field.kind == m.STRING
+        #: The compiled reader of the bytes a writer of the messages writes.
+        self._read = None if self._always_tolerant else _wire.compiled_reader(self._info)
 
     def decode(self, data: bytes) -> dict[str, Any]:
         """Parse and validate one document. A document with fields of a newer
@@ -67,6 +70,11 @@ class Decoder:
 
     def _decode_walk(self, data: bytes, binary: bool) -> tuple[dict[str, Any], Any]:
         _document.check_size(data, self.limits)
+        if self._read is not None:
+            read = self._read(data, binary, self.limits.max_depth)
+            if read is not None and not _is_newer(
+                    (read.get("specversion") if self._versioned else _wire.specversion(data)) or None):
+                return read, _document.validated(read, self.type, self.limits)
         try:
             msg = self._cls.FromString(data)
         except (_UpbDecodeError, RecursionError):
