@@ -336,20 +336,27 @@ def test_no_reference_is_kept_or_lost() -> None:
                 native(doc, RECORD)
 
     # Not None, booleans and small integers, whose counts move with any code
-    # that runs; and no collection of the garbage of other tests, which
-    # shares strings.
+    # that runs; interned strings (names such as "values", which the whole
+    # interpreter shares) may move by less than a leak of one reference a
+    # write would (200), as other threads of the process hold them too; and
+    # no collection of the garbage of other tests, which shares strings.
     objects = [o for o in _objects(every)
                if not (o is None or type(o) is bool or (type(o) is int and -5 <= o <= 256))]
+    shared = [type(o) is str and sys.intern(o) is o for o in objects]
+    rounds = 200
     gc.collect()
     gc.disable()
     try:
         counts = [sys.getrefcount(o) for o in objects]
         write_all(3)
         blocks = sys.getallocatedblocks()
-        write_all(200)
-        assert sys.getallocatedblocks() - blocks < 50
+        write_all(rounds)
+        # A block kept a write would be rounds * len(every) of them; other
+        # threads allocate a few.
+        assert sys.getallocatedblocks() - blocks < 1000
         after = [sys.getrefcount(o) for o in objects]
-        assert [(repr(o)[:40], a, b) for o, a, b in zip(objects, counts, after, strict=True) if a != b] == []
+        assert [(repr(o)[:40], a, b) for o, a, b, is_shared in zip(objects, counts, after, shared, strict=True)
+                if (abs(b - a) >= rounds if is_shared else a != b)] == []
     finally:
         gc.enable()
     assert all(native(doc, RECORD) is None for doc in declined)

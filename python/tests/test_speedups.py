@@ -538,7 +538,7 @@ _PB_FIELDS = st.one_of(
 )
 
 
-@settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PB_FIELDS, max_size=6), st.sampled_from([1, 2, 3]))
 def test_pb_packed_field_finds_what_the_wire_reader_finds(fields: list[bytes], number: int) -> None:
     """The compiled finder of a packed field gives what the Python one

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from harness import assert_exact, exact, through_encodings
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memorywire import ValidationError
@@ -44,6 +44,7 @@ def _record(value: Any) -> dict[str, Any]:
     return {"specversion": "1.0", "id": "r", "kind": "custom", "custom": {"type": "t", "value": value}}
 
 
+@settings(deadline=None)
 @given(python_values)
 def test_every_python_value_survives_every_encoding(x: Any) -> None:
     value = to_value(x)

@@ -17,7 +17,9 @@ from conftest import STORES, open_test_store
 from service_helpers import downgrade_to_schema_3, fact
 
 import memorywire.protobuf
-from memorywire.service import Service, Store
+from memorywire.service import Service, Store, stores_common
+from memorywire.service import postgres as postgres_module
+from memorywire.service import store as store_module
 from memorywire.service.errors import ServiceError
 from memorywire.service.operations import Call
 from memorywire.service.storage import Storage
@@ -116,7 +118,8 @@ def test_every_change_replays_the_record_as_it_left_it(open_store: Callable[...,
         assert [e["cursor"] for e in rest] == [e["cursor"] for e in events[i + 1:]]
 
 
-def test_retention_expires_old_cursors_and_keeps_the_rest_exact(open_store: Callable[..., Storage]) -> None:
+def test_retention_expires_old_cursors_and_keeps_the_rest_exact(open_store: Callable[..., Storage],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the retention the oldest changes go: a cursor or offset naming
     one of them is answered with CURSOR_EXPIRED; a cursor within what is kept
     resumes with exactly the later changes, and from_start begins at the
@@ -130,8 +133,16 @@ def test_retention_expires_old_cursors_and_keeps_the_rest_exact(open_store: Call
     svc.commit_offset(CALL, {"specversion": "1.0", "operation_id": "offset", "consumer": "k",
                              "cursor": old[2]["cursor"]})
     time.sleep(1.2)
+    cut = time.time()
     _op(svc, "put", n, items=[{"record": fact(f"new{i}", f"new {i}")} for i in range(4)])
     _op(svc, "update", n, id="old1", patch={"tags": ["kept"]})
+    # Housekeeping as of half a second after the cut, however late it runs:
+    # the old changes are then past the retention, the new ones within it.
+    def as_of_the_cut(now: float, operations: float, changes: float) -> tuple[float, float]:
+        return stores_common.retention_cutoffs(cut + 0.5, operations, changes)
+
+    for module in (store_module, postgres_module):
+        monkeypatch.setattr(module, "retention_cutoffs", as_of_the_cut)
     store.maintain()
     for event in old:
         with pytest.raises(ServiceError) as info:
