@@ -485,9 +485,20 @@ def compiled_reader(info: m.MessageInfo) -> Callable[[bytes, bool, int], dict[st
     with ``binary`` as there (each float32 vector a ``Float32Bytes``), or
     None for that path to decide: wherever the bytes hold anything but the
     one way a writer of the messages writes them (``_speedups.pb_read``
-    names what). None where the extension is not built."""
+    names what). None where the extension is not built. Made once a type."""
     if _compiled.pb_reader_tables is None or _compiled.pb_read is None:
         return None
+    made = _readers.get(info.full_name)
+    if made is None:
+        made = _readers[info.full_name] = _compiled_reader(info)
+    return made
+
+
+_readers: dict[str, Callable[[bytes, bool, int], dict[str, Any] | None]] = {}
+
+
+def _compiled_reader(info: m.MessageInfo) -> Callable[[bytes, bool, int], dict[str, Any] | None]:
+    assert _compiled.pb_reader_tables is not None and _compiled.pb_read is not None
     read = _compiled.pb_read
     messages = _reached(info)
     index = {x.full_name: i for i, x in enumerate(messages)}
