@@ -45,7 +45,10 @@ Python client (memorywire.client.Client):
           run: raw sqlite3 (executemany of id, text and the binary32 bytes
           into one table, a transaction a batch, WAL with the same synchronous
           level), and sqlite-vec (a vec0 table beside that one) where its
-          extension loads. Rounds alternate (--rounds, 3) and the script
+          extension loads; with sqlite among the stores, the same batches
+          also go through gRPC, from one Client to memorywire serve on a new
+          SQLite file (synchronous=FULL, its default), as a new user loads
+          them. Rounds alternate (--rounds, 3) and the script
           reports the median records/s of each and their ratios; then the
           bytes of each table of the last store of each kind, and their ratio
           to the raw size of the records (their JSON without embedding values,
@@ -452,6 +455,10 @@ def run_tenants(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
 # -- ingest ---------------------------------------------------------------------------
 
 
+#: The ingest of one Client through gRPC, in the report.
+GRPC_INGEST = "memorywire sqlite via gRPC"
+
+
 def ingest_batches(records: int, batch: int, dims: int) -> list[list[dict[str, Any]]]:
     """The Put items of the ingest part, in batches: facts with a short text
     and one embedding, as a Python caller builds them (values as floats)."""
@@ -498,6 +505,19 @@ def ingest_service(location: str, batches: list[list[dict[str, Any]]], synchrono
         return count / (time.perf_counter() - started)
     finally:
         store.close()
+
+
+def ingest_grpc(path: str, batches: list[list[dict[str, Any]]]) -> float:
+    """Records/s of batched Put from one Client through gRPC to memorywire
+    serve on a new SQLite file; the batches are the Client's input, the
+    codec's checks and encoding of each request are in the time."""
+    count = sum(map(len, batches))
+    with serving(path, 1) as (server,), Client(server.target, tenant="bench", timeout=600) as mw:
+        mw.capabilities()  # connected before the clock starts
+        started = time.perf_counter()
+        for items in batches:
+            mw.put(items)
+        return count / (time.perf_counter() - started)
 
 
 def _sqlite_baseline(path: str, batches: list[list[dict[str, Any]]], synchronous: str,
@@ -589,6 +609,9 @@ def run_ingest(args: argparse.Namespace, stores: Stores) -> dict[str, Any]:
             log(f"ingest round {n + 1}/{args.rounds}: {kind}, {count} records")
             rates[f"memorywire {kind}"].append(ingest_service(location, batches, args.synchronous))
             last[kind] = location
+        if "sqlite" in args.ingest_stores:
+            log(f"ingest round {n + 1}/{args.rounds}: sqlite through gRPC, {count} records")
+            rates[GRPC_INGEST].append(ingest_grpc(stores.new("sqlite", f"ingest-grpc-{n}"), batches))
         path = str(stores.workdir / f"ingest-raw-{n}.sqlite3")
         rates["raw sqlite3 executemany"].append(_sqlite_baseline(path, batches, args.synchronous, False))
         last["raw"] = path
@@ -613,6 +636,8 @@ def print_ingest(ing: dict[str, Any]) -> None:
           "alternating rounds")
     for name, rate in rates.items():
         print(f"  {name:<28} {rate:>10.0f} records/s   {rate / raw:6.3f} x raw sqlite3")
+    if GRPC_INGEST in rates:
+        print(f"  through gRPC: {rates[GRPC_INGEST] / rates['memorywire sqlite']:.3f} x in-process")
     if ing["sqlite_vec"] != "loaded":
         print(f"  sqlite-vec: not measured ({ing['sqlite_vec']})")
     raw_bytes = ing["raw_bytes"]
