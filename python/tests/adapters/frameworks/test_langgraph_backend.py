@@ -618,7 +618,7 @@ def test_items_of_other_writers_are_read_by_key(make: Callable[..., BaseStore], 
         assert store.get(("shared",), "k").value == {"v": 2}  # type: ignore[union-attr]
         assert len(mw.search()["hits"]) == 1
         store.delete(("shared",), "k")
-        assert store.get(("shared",), "k") is None and mw.search().get("hits") is None
+        assert store.get(("shared",), "k") is None and mw.search()["hits"] == []
 
 
 # -- errors and retries ---------------------------------------------------------------------------
