@@ -57,10 +57,15 @@ def _timestamp_json(v: Any) -> Any:
     return _timestamp.format(v.seconds, v.nanoseconds)
 
 
+def base64_text(raw: bytes) -> str:
+    """The JSON form of bytes: their padded standard base64 text."""
+    return base64.b64encode(raw).decode("ascii")
+
+
 def _bytes_json(v: Any) -> Any:
     if type(v) is not bytes:
         raise PathError("TYPE_MISMATCH", f"expected bin, got {type(v).__name__}")
-    return base64.b64encode(v).decode("ascii")
+    return base64_text(v)
 
 
 class PartialDocument(dict):  # type: ignore[type-arg]
@@ -181,7 +186,7 @@ def from_proto(msg: Message, info: m.MessageInfo, binary: bool = False) -> dict[
                 elif k == m.TIMESTAMP:
                     out[key] = [_at(i, _proto_timestamp, x) for i, x in enumerate(v)]
                 elif k == m.BYTES:
-                    out[key] = [base64.b64encode(x).decode("ascii") for x in v]
+                    out[key] = [base64_text(x) for x in v]
                 elif k == m.FLOAT32:
                     raw = _packed(msg, fd.number, v)
                     out[key] = Float32Bytes(raw) if binary and vector_finite(raw) else _vector(raw)
@@ -199,7 +204,7 @@ def from_proto(msg: Message, info: m.MessageInfo, binary: bool = False) -> dict[
                 assert f.enum is not None
                 out[key] = _enum_json(v, f.enum)
             elif k == m.BYTES:
-                out[key] = base64.b64encode(v).decode("ascii")
+                out[key] = base64_text(v)
             else:
                 out[key] = v
         except PathError as e:

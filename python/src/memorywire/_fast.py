@@ -62,7 +62,6 @@ conformance suite runs on that path too.
 
 from __future__ import annotations
 
-import base64
 import datetime
 import math
 import typing
@@ -359,10 +358,6 @@ class _Builder:
 _EXACTLY_ONE = frozenset({("ContentPart", "part"), ("Filter", "expression")})
 
 
-def _base64_text(value: bytes) -> str:
-    return base64.b64encode(value).decode("ascii")
-
-
 #: The greatest depth limit the fast path serves.
 _MAX_DEPTH = 64
 
@@ -432,7 +427,7 @@ def _fast_path(info: m.MessageInfo, form: str, limits: Limits, decode: Any, deco
     vector_names = () if form == "msgpack" else tuple(sorted(
         {f.name for name in names for f in m.message(name).ordered if f.is_vector}))
     return _speedups.FastPath(form == "msgpack", decode, decode_clean, errors, fields, messages, index[info.name],
-                              lim, (vector, _base64_text, vector_names))
+                              lim, (vector, _codec.base64_text, vector_names))
 
 
 _decoders: dict[tuple[str, str, Limits, bool], Any] = {}

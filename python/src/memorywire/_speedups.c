@@ -5113,6 +5113,19 @@ pr_delimited(pr_reader *r, const pr_field *f, const unsigned char *data, Py_ssiz
     }
 }
 
+/* The list (or, for a map, dict) of a repeated run at its first item, put
+ * into out under the field's name; borrowed, NULL with an exception. */
+static PyObject *
+pr_run(PyObject *out, const pr_field *f)
+{
+    PyObject *run = f->is_map ? PyDict_New() : PyList_New(0);
+    if (run == NULL)
+        return NULL;
+    int failed = PyDict_SetItem(out, f->name, run) < 0;
+    Py_DECREF(run);
+    return failed ? NULL : run;
+}
+
 /* One occurrence of a field at data[*pos] (after its tag) into out, whose
  * repeated run so far is *run (borrowed; NULL at its start): 1, 0, -1. */
 static int
@@ -5137,14 +5150,8 @@ pr_field_into(pr_reader *r, const pr_field *f, int wire, const unsigned char *da
             Py_DECREF(v);
             return got;
         }
-        if (*run == NULL) {
-            if ((*run = PyDict_New()) == NULL)
-                return -1;
-            got = PyDict_SetItem(out, f->name, *run);
-            Py_DECREF(*run);
-            if (got < 0)
-                return -1;
-        }
+        if (*run == NULL && (*run = pr_run(out, f)) == NULL)
+            return -1;
         return pr_entry(r, data, start, stop, *run, depth + 1);
     }
     const int varint = f->kind == PR_BOOL || f->kind == PR_UINT || f->kind == PR_ENUM;
@@ -5171,18 +5178,10 @@ pr_field_into(pr_reader *r, const pr_field *f, int wire, const unsigned char *da
     else if (varint && wire == 2 && f->repeated) {  /* packed */
         if (!pr_span(data, pos, end, &start, &stop))
             return 0;
-        if (*run == NULL) {
-            if ((*run = PyList_New(0)) == NULL)
-                return -1;
-            got = start == stop ? 1 : PyDict_SetItem(out, f->name, *run);
-            Py_DECREF(*run);  /* held by out, or gone with an empty run, as upb leaves it out */
-            if (got < 0)
-                return -1;
-            if (start == stop) {
-                *run = NULL;
-                return 1;
-            }
-        }
+        if (start == stop)  /* an empty run: upb leaves the field out */
+            return 1;
+        if (*run == NULL && (*run = pr_run(out, f)) == NULL)
+            return -1;
         while (start < stop) {
             uint64_t raw;
             if (!pr_varint(data, &start, stop, &raw))
@@ -5209,19 +5208,10 @@ pr_field_into(pr_reader *r, const pr_field *f, int wire, const unsigned char *da
     if (!f->repeated) {
         got = PyDict_SetItem(out, f->name, v) < 0 ? -1 : 1;
     }
+    else if (*run == NULL && (*run = pr_run(out, f)) == NULL) {
+        got = -1;
+    }
     else {
-        if (*run == NULL) {
-            if ((*run = PyList_New(0)) == NULL) {
-                Py_DECREF(v);
-                return -1;
-            }
-            got = PyDict_SetItem(out, f->name, *run);
-            Py_DECREF(*run);
-            if (got < 0) {
-                Py_DECREF(v);
-                return -1;
-            }
-        }
         got = PyList_Append(*run, v) < 0 ? -1 : 1;
     }
     Py_DECREF(v);

@@ -15,7 +15,6 @@ any other bytes to them.
 
 from __future__ import annotations
 
-import base64
 import struct
 import sys
 from array import array
@@ -24,7 +23,7 @@ from typing import Any
 
 from memorywire import _compiled, _timestamp
 from memorywire import _model as m
-from memorywire._codec import Float32Bytes, Float32Values, checked_vector, vector_finite
+from memorywire._codec import Float32Bytes, Float32Values, base64_text, checked_vector, vector_finite
 
 _LITTLE = sys.byteorder == "little"
 _unpack_double = struct.Struct("<d").unpack_from
@@ -248,7 +247,7 @@ class Reader:
             except UnicodeDecodeError:
                 raise Fault("INVALID_UTF8", ptr, "a string is not valid UTF-8") from None
         if k == m.BYTES:
-            return base64.b64encode(self.data[start:stop]).decode("ascii")
+            return base64_text(self.data[start:stop])
         if k == m.TIMESTAMP:
             return self.timestamp(start, stop, ptr)
         if k == m.VALUE:
@@ -458,10 +457,6 @@ def specversion(data: bytes) -> str | None:
 # -- the compiled reader ---------------------------------------------------------
 
 
-def _b64(raw: bytes) -> str:
-    return base64.b64encode(raw).decode("ascii")
-
-
 def _timestamp_text(seconds: int, nanos: int) -> str | None:
     return _timestamp.format(seconds, nanos) if _timestamp.in_range(seconds, nanos) else None
 
@@ -514,6 +509,6 @@ def _compiled_reader(info: m.MessageInfo) -> Callable[[bytes, bool, int], dict[s
 
     def read_message(data: bytes, binary: bool, max_depth: int) -> dict[str, Any] | None:
         return read(tables, data, 0, max_depth, Float32Bytes if binary else checked_vector,
-                    _timestamp_text, _b64)
+                    _timestamp_text, base64_text)
 
     return read_message

@@ -12,6 +12,7 @@ the registry of operations (:mod:`memorywire.service.registry`).
 
 from __future__ import annotations
 
+import functools
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -51,12 +52,16 @@ def response(data: bytes, method: str) -> Doc:
     Documents inside it (records, errors) keep their canonical form."""
     type_name = operation(method).response_type
     doc: Doc = memorywire.protobuf.decode(data, type=type_name)
-    for name, f in _model.message(type_name).fields.items():
-        if f.is_map:
-            doc.setdefault(name, {})
-        elif f.repeated:
-            doc.setdefault(name, [])
+    for name, is_map in _lists(type_name):
+        doc.setdefault(name, {} if is_map else [])
     return doc
+
+
+@functools.cache
+def _lists(type_name: str) -> tuple[tuple[str, bool], ...]:
+    """The list and map fields of a message type, each with whether it is a map."""
+    return tuple((name, f.is_map) for name, f in _model.message(type_name).fields.items()
+                 if f.is_map or f.repeated)
 
 
 def _tenant_value(tenant: str) -> str:
